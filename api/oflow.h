@@ -1,0 +1,256 @@
+/*
+ * oflow.h - the only public header of liboflow: dense optical flow for embedded boards.
+ *
+ * Contract (stable C ABI):
+ *  - C99; compiles alone with -std=c99 -pedantic and as C++.
+ *  - Every struct the caller passes in begins with `uint32_t struct_size`, which must be set
+ *    to sizeof(the struct) as the caller compiled it. Structs only grow at the end.
+ *  - Enum values never change; new values are appended.
+ *  - No entry point throws, aborts or prints. Each returns an of_status; on failure it writes
+ *    nothing to its outputs, leaves the context usable, and records a message that
+ *    of_last_error() returns.
+ *  - of_create() is the only call that allocates (unless the caller passes its own arenas:
+ *    then the library allocates no memory at all). of_process() never allocates.
+ *  - A context is used by one thread at a time; different contexts are independent.
+ *
+ * Typical use:
+ *    of_config cfg;  of_config_init(&cfg, OF_ALGO_TVL1);
+ *    cfg.max_width = 640; cfg.max_height = 480;
+ *    of_context* ctx;  if (of_create(&cfg, &ctx) != OF_OK) { puts(of_last_error(NULL)); }
+ *    for (;;) { ... of_process(ctx, &prev, &next, &flow) ... }
+ *    of_destroy(ctx);
+ */
+#ifndef OFLOW_H
+#define OFLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define OF_API
+#elif defined(__GNUC__)
+#define OF_API __attribute__((visibility("default")))
+#else
+#define OF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Library version: major, minor, patch. of_version() returns OF_VERSION of the build. */
+#define OF_VERSION_MAJOR 0
+#define OF_VERSION_MINOR 1
+#define OF_VERSION_PATCH 0
+#define OF_VERSION ((OF_VERSION_MAJOR << 16) | (OF_VERSION_MINOR << 8) | OF_VERSION_PATCH)
+
+/** Result of every call. Values are fixed forever. */
+typedef enum of_status {
+    OF_OK = 0,
+    OF_ERR_NULL_POINTER = 1,        /**< a required pointer argument is NULL */
+    OF_ERR_STRUCT_SIZE = 2,         /**< struct_size is not one this library knows */
+    OF_ERR_INVALID_ARGUMENT = 3,    /**< a parameter is out of its documented range */
+    OF_ERR_UNSUPPORTED = 4,         /**< valid request that this build does not implement */
+    OF_ERR_BACKEND_UNAVAILABLE = 5, /**< the requested backend is not in this build or machine */
+    OF_ERR_SIZE = 6,                /**< width/height zero, above the maximum, or mismatched */
+    OF_ERR_STRIDE = 7,              /**< stride smaller than one row of the image */
+    OF_ERR_FORMAT = 8,              /**< pixel format or memory kind differs from the config */
+    OF_ERR_NONFINITE = 9,           /**< F32 input holds NaN or Inf */
+    OF_ERR_ARENA = 10,              /**< caller arena too small or misaligned */
+    OF_ERR_OVERFLOW = 11,           /**< a size computation would overflow */
+    OF_ERR_OUT_OF_MEMORY = 12,      /**< of_create could not allocate its arena */
+    OF_ERR_DEVICE = 13,             /**< a CUDA error; of_last_error carries its text */
+    OF_ERR_INTERNAL = 14            /**< a bug: an invariant of the library failed */
+} of_status;
+
+/** Flow algorithm. */
+typedef enum of_algorithm {
+    OF_ALGO_TVL1 = 1, /**< TV-L1 (Zach-Pock-Bischof duality scheme, IPOL variant) */
+    OF_ALGO_HS = 2,   /**< Horn-Schunck; not implemented yet: OF_ERR_UNSUPPORTED */
+    OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn); not implemented yet: OF_ERR_UNSUPPORTED */
+    OF_ALGO_LK = 4    /**< dense pyramidal Lucas-Kanade; not implemented yet: OF_ERR_UNSUPPORTED */
+} of_algorithm;
+
+/** Where the work runs. */
+typedef enum of_backend {
+    OF_BACKEND_AUTO = 0,      /**< choose per frame size from the board's tuning row */
+    OF_BACKEND_REFERENCE = 1, /**< portable C++ reference path; always available */
+    OF_BACKEND_NEON = 2,      /**< aarch64 NEON path */
+    OF_BACKEND_CUDA = 3       /**< CUDA path */
+} of_backend;
+
+/** Arithmetic and storage precision of the solver. */
+typedef enum of_precision {
+    OF_PRECISION_AUTO = 0, /**< fastest precision the chosen backend supports */
+    OF_PRECISION_F32 = 1,
+    OF_PRECISION_F16 = 2 /**< F16 storage; paths without F16 run F32 and of_get_info says so */
+} of_precision;
+
+/** Pixel format of input frames (single channel). Intensities are used on a 0..255 scale:
+ *  U8 as is, U16 divided by 257, F32 as given (expected 0..255; must be finite). */
+typedef enum of_pixel_format {
+    OF_PIXEL_U8 = 1,
+    OF_PIXEL_U16 = 2,
+    OF_PIXEL_F32 = 3
+} of_pixel_format;
+
+/** Where a buffer lives. */
+typedef enum of_memory_kind {
+    OF_MEMORY_HOST = 0,        /**< ordinary host memory */
+    OF_MEMORY_CUDA_DEVICE = 1, /**< cudaMalloc'd device memory (CUDA backend only) */
+    OF_MEMORY_CUDA_MAPPED = 2  /**< host memory mapped into the device (zero-copy) */
+} of_memory_kind;
+
+/** Layout of the output flow. */
+typedef enum of_flow_layout {
+    OF_FLOW_PLANAR = 0,     /**< u in one plane, v in another (of_flow.u, of_flow.v) */
+    OF_FLOW_INTERLEAVED = 1 /**< (u,v) float pairs in one plane at of_flow.u; v must be NULL */
+} of_flow_layout;
+
+/** Linear solver for HS/CLG. */
+typedef enum of_solver {
+    OF_SOLVER_JACOBI = 0,
+    OF_SOLVER_RED_BLACK_SOR = 1
+} of_solver;
+
+/** TV-L1 parameters (ALGORITHMS.md section 1). */
+typedef struct of_tvl1_params {
+    float tau;    /**< dual step; default 0.25; range (0, 0.25] for convergence */
+    float lambda; /**< data attachment weight; default 0.15; > 0 */
+    float theta;  /**< coupling between u and v; default 0.3; > 0 */
+} of_tvl1_params;
+
+/** Horn-Schunck / CLG parameters (not implemented yet; defaults are filled). */
+typedef struct of_hs_params {
+    float alpha;      /**< smoothness weight; default 15 */
+    float rho;        /**< structure tensor smoothing (CLG); default 0 for HS, 2 for CLG */
+    of_solver solver; /**< default OF_SOLVER_JACOBI */
+    float omega;      /**< SOR over-relaxation; default 1.6 */
+} of_hs_params;
+
+/** Lucas-Kanade parameters (not implemented yet; defaults are filled). */
+typedef struct of_lk_params {
+    uint32_t window;  /**< odd window side 3..33; default 9 */
+    float min_eigen;  /**< reject windows whose smaller eigenvalue is below; default 1e-3 */
+} of_lk_params;
+
+/** Everything of_create needs. Fill with of_config_init, then change fields. */
+typedef struct of_config {
+    uint32_t struct_size;       /**< sizeof(of_config) */
+    of_algorithm algorithm;     /**< set by of_config_init */
+    uint32_t max_width;         /**< largest frame width; default 640; 1..32768 */
+    uint32_t max_height;        /**< largest frame height; default 480; 1..32768 */
+    of_pixel_format format;     /**< format of every input frame; default OF_PIXEL_U8 */
+    uint32_t levels;            /**< pyramid levels; default 0 = automatic (coarsest side >= 16 px); max 16 */
+    float scale_factor;         /**< pyramid downscale per level; default 0.5; in (0, 1) */
+    uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 */
+    uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 */
+    float epsilon;              /**< stop a warp when mean |du|^2 <= epsilon^2; default 0.01; 0 = never */
+    float presmooth_sigma;      /**< Gaussian on both frames before the pyramid; default 0.8; 0 = off; <= 8 */
+    of_backend backend;         /**< default OF_BACKEND_AUTO */
+    of_precision precision;     /**< default OF_PRECISION_AUTO */
+    uint32_t threads;           /**< CPU worker threads, created at of_create; default 1; 1..64 */
+    float time_budget_ms;       /**< per-frame budget; default 0 = none (nonzero: OF_ERR_UNSUPPORTED for now) */
+    of_tvl1_params tvl1;        /**< TV-L1 parameters */
+    of_hs_params hs;            /**< HS/CLG parameters */
+    of_lk_params lk;            /**< LK parameters */
+    void* host_arena;           /**< caller's host block, 64-byte aligned; default NULL = library allocates */
+    size_t host_arena_size;     /**< its size in bytes; >= of_memory.host_bytes */
+    void* device_arena;         /**< caller's device block, 256-byte aligned; default NULL */
+    size_t device_arena_size;   /**< its size in bytes; >= of_memory.device_bytes */
+    void* cuda_stream;          /**< cudaStream_t to run on; default NULL = the context's own */
+    const char* platform;       /**< board name override; default NULL = detect */
+} of_config;
+
+/** Memory a configuration needs (of_query_memory). */
+typedef struct of_memory {
+    uint32_t struct_size;     /**< sizeof(of_memory) */
+    size_t host_bytes;        /**< host arena size, the context itself included */
+    size_t device_bytes;      /**< device arena size (0 for CPU backends) */
+    size_t host_alignment;    /**< required alignment of a caller host arena (64) */
+    size_t device_alignment;  /**< required alignment of a caller device arena (256) */
+} of_memory;
+
+/** One input frame (single channel). */
+typedef struct of_image {
+    uint32_t struct_size;   /**< sizeof(of_image) */
+    of_pixel_format format; /**< must equal of_config.format */
+    of_memory_kind memory;  /**< OF_MEMORY_HOST for CPU backends */
+    uint32_t width;         /**< 1..of_config.max_width */
+    uint32_t height;        /**< 1..of_config.max_height */
+    size_t stride;          /**< bytes from one row to the next; >= width * bytes per pixel */
+    const void* data;       /**< first pixel; aligned to its pixel type */
+} of_image;
+
+/** Output flow, F32, in pixels: frame1(x + u, y + v) ~ frame0(x, y). */
+typedef struct of_flow {
+    uint32_t struct_size;  /**< sizeof(of_flow) */
+    of_flow_layout layout; /**< planar or interleaved */
+    of_memory_kind memory; /**< OF_MEMORY_HOST for CPU backends */
+    uint32_t width;        /**< must equal the frames' width */
+    uint32_t height;       /**< must equal the frames' height */
+    size_t stride;         /**< bytes between rows of a plane; >= width*4 (planar), width*8 (interleaved) */
+    float* u;              /**< u plane, or the interleaved (u,v) plane */
+    float* v;              /**< v plane; NULL when interleaved */
+} of_flow;
+
+/** What a context is and what its last frame did (of_get_info). */
+typedef struct of_info {
+    uint32_t struct_size;    /**< sizeof(of_info) */
+    of_algorithm algorithm;
+    of_backend backend;      /**< backend chosen (never AUTO) */
+    of_precision precision;  /**< precision actually used (never AUTO) */
+    uint32_t levels;         /**< pyramid levels at max size */
+    uint32_t threads;        /**< CPU threads */
+    size_t host_bytes;       /**< host arena size */
+    size_t device_bytes;     /**< device arena size */
+    uint32_t last_width;     /**< size of the last processed frame; 0 before the first */
+    uint32_t last_height;
+    uint32_t last_levels;    /**< levels used for the last frame */
+    uint64_t last_iterations;/**< inner iterations run for the last frame, all levels and warps */
+    char variant[32];        /**< kernel variant, e.g. "ref" */
+    char reason[160];        /**< why this backend/precision was chosen */
+} of_info;
+
+/** Opaque context: one per camera stream. */
+typedef struct of_context of_context;
+
+/** Fill *cfg with the defaults of algo, struct_size included (writes sizeof(of_config) bytes).
+ *  Unknown algo: OF_ERR_INVALID_ARGUMENT. HS/CLG/LK fill their defaults and return OF_OK; of_create
+ *  then answers OF_ERR_UNSUPPORTED until they are implemented. */
+OF_API of_status of_config_init(of_config* cfg, of_algorithm algo);
+
+/** Host and device bytes of_create would use for cfg (the same plan). Pure; validates cfg. */
+OF_API of_status of_query_memory(const of_config* cfg, of_memory* need);
+
+/** Validate cfg, take the arena (the caller's, or one allocation) and set everything up.
+ *  On failure *out is set to NULL and of_last_error(NULL) says why. */
+OF_API of_status of_create(const of_config* cfg, of_context** out);
+
+/** Flow from prev to next, written to *out. Both frames have the same size (<= the maximum).
+ *  Never allocates. On error nothing is written to *out and the context stays usable. */
+OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_image* next,
+                            of_flow* out);
+
+/** Release the context and its arena (a caller arena is left to the caller). NULL-safe. */
+OF_API void of_destroy(of_context* ctx);
+
+/** What the context chose and what its last frame did. */
+OF_API of_status of_get_info(const of_context* ctx, of_info* info);
+
+/** A static, human-readable name for s ("OF_ERR_SIZE: ..."); never NULL. */
+OF_API const char* of_status_string(of_status s);
+
+/** The message of the last failed call on ctx; with ctx NULL, of the last failed call on this
+ *  thread that had no context (of_config_init, of_query_memory, of_create, or a NULL ctx).
+ *  "" when there was none. Valid until the next call on the same context / thread. */
+OF_API const char* of_last_error(const of_context* ctx);
+
+/** OF_VERSION of the library that was linked. */
+OF_API uint32_t of_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OFLOW_H */

@@ -1,0 +1,199 @@
+// Procedural frames with known flow (see synth.hpp for the contract).
+//
+// The texture is a sum of oriented sinusoids (wavelengths 6..80 px) and "spot noise": one
+// Gaussian bump of random sign, size and position per 24-px cell, evaluated over the 3x3
+// neighbouring cells. It is continuous, non-periodic and textured at every pyramid scale, so
+// the warped frame can be evaluated exactly at any real position.
+#include "synth.hpp"
+
+#include <cmath>
+#include <cstring>
+
+namespace oflow {
+namespace synth {
+namespace {
+
+const double kPi = 3.14159265358979323846;
+
+// splitmix64 finaliser: a good 64-bit hash of the integer inputs.
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// Uniform double in [0, 1) from a hash of (seed, a, b, c).
+double unit(uint32_t seed, int64_t a, int64_t b, int64_t c) {
+    uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(a) ^ mix(static_cast<uint64_t>(b) ^
+                                                             mix(static_cast<uint64_t>(c)))));
+    return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+const int kWaves = 16;
+const double kCell = 24.0;
+
+struct Texture {
+    double kx[kWaves], ky[kWaves], phase[kWaves];
+    uint32_t seed;
+
+    explicit Texture(uint32_t s) : seed(s) {
+        for (int i = 0; i < kWaves; ++i) {
+            double wavelength = 6.0 * std::pow(80.0 / 6.0, unit(s, 1, i, 0));
+            double angle = 2.0 * kPi * unit(s, 2, i, 0);
+            kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
+            ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
+            phase[i] = 2.0 * kPi * unit(s, 3, i, 0);
+        }
+    }
+
+    double operator()(double x, double y) const {
+        double waves = 0.0;
+        for (int i = 0; i < kWaves; ++i) waves += std::sin(kx[i] * x + ky[i] * y + phase[i]);
+        waves *= 1.0 / std::sqrt(static_cast<double>(kWaves));
+        double spots = 0.0;
+        int64_t cx = static_cast<int64_t>(std::floor(x / kCell));
+        int64_t cy = static_cast<int64_t>(std::floor(y / kCell));
+        for (int64_t j = cy - 1; j <= cy + 1; ++j) {
+            for (int64_t i = cx - 1; i <= cx + 1; ++i) {
+                double px = (static_cast<double>(i) + unit(seed, 10, i, j)) * kCell;
+                double py = (static_cast<double>(j) + unit(seed, 11, i, j)) * kCell;
+                double sigma = 3.0 + 7.0 * unit(seed, 12, i, j);
+                double sign = unit(seed, 13, i, j) < 0.5 ? -1.0 : 1.0;
+                double dx = x - px, dy = y - py;
+                spots += sign * std::exp(-(dx * dx + dy * dy) / (2.0 * sigma * sigma));
+            }
+        }
+        double v = 128.0 + 48.0 * waves + 55.0 * spots;
+        return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
+    }
+};
+
+// Smooth random field: four sinusoids per component, wavelengths 60..200 px, |flow| <= ~3 px,
+// |grad flow| < 0.35 so x + u(x) is invertible by fixed-point iteration.
+struct SmoothField {
+    double kx[8], ky[8], phase[8], amp[8];
+    explicit SmoothField(uint32_t s) {
+        for (int i = 0; i < 8; ++i) {
+            double wavelength = 60.0 + 140.0 * unit(s, 20, i, 0);
+            double angle = 2.0 * kPi * unit(s, 21, i, 0);
+            kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
+            ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
+            phase[i] = 2.0 * kPi * unit(s, 22, i, 0);
+            amp[i] = 0.4 + 0.35 * unit(s, 23, i, 0);
+        }
+    }
+    void at(double x, double y, double* u, double* v) const {
+        double a = 0.0, b = 0.0;
+        for (int i = 0; i < 4; ++i) a += amp[i] * std::sin(kx[i] * x + ky[i] * y + phase[i]);
+        for (int i = 4; i < 8; ++i) b += amp[i] * std::sin(kx[i] * x + ky[i] * y + phase[i]);
+        *u = a;
+        *v = b;
+    }
+};
+
+float to_f(double v) { return static_cast<float>(v); }
+
+} // namespace
+
+const char* case_name(Case c) {
+    switch (c) {
+    case Case::Translation: return "translation";
+    case Case::RotationZoom: return "rotation-zoom";
+    case Case::SmoothField: return "smooth-field";
+    case Case::Occlusion: return "occlusion";
+    case Case::NoiseGain: return "noise-gain";
+    case Case::Count: break;
+    }
+    return "unknown";
+}
+
+bool case_from_name(const char* name, Case* out) {
+    if (!name) return false;
+    for (int i = 0; i < static_cast<int>(Case::Count); ++i) {
+        Case c = static_cast<Case>(i);
+        if (std::strcmp(name, case_name(c)) == 0) {
+            if (out) *out = c;
+            return true;
+        }
+    }
+    return false;
+}
+
+void generate(Case c, int w, int h, uint32_t seed, float* i0, float* i1, float* gt_u,
+              float* gt_v, std::ptrdiff_t pitch) {
+    const Texture tex(seed);
+    const Texture fg(seed ^ 0x5bd1e995u);
+    const SmoothField field(seed);
+    const double cx = 0.5 * (w - 1), cy = 0.5 * (h - 1);
+    // Rotation + zoom: x' = c + s R (x - c); its inverse is x = c + R^T (x' - c) / s.
+    const double ang = 3.0 * kPi / 180.0, zoom = 1.04;
+    const double ca = std::cos(ang), sa = std::sin(ang);
+    // Occlusion: a square of side min(w,h)/3 moving over a background moving differently.
+    const double side = (w < h ? w : h) / 3.0;
+    const double sq_x = 0.45 * w - 0.5 * side, sq_y = 0.5 * h - 0.5 * side;
+    const double bg_u = -1.2, bg_v = 0.7, fg_u = 3.3, fg_v = 2.2;
+
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+            const double X = x, Y = y;
+            double u = 0.0, v = 0.0, a = 0.0, b = 0.0;
+            switch (c) {
+            case Case::Translation:
+            case Case::NoiseGain:
+                u = c == Case::Translation ? 2.37 : 1.73;
+                v = c == Case::Translation ? -1.61 : 0.94;
+                a = tex(X, Y);
+                b = tex(X - u, Y - v);
+                if (c == Case::NoiseGain) {
+                    double noise = 8.0 * unit(seed, 30, x, y) - 4.0;
+                    b = 1.1 * b + noise;
+                    b = b < 0.0 ? 0.0 : (b > 255.0 ? 255.0 : b);
+                }
+                break;
+            case Case::RotationZoom: {
+                double dx = X - cx, dy = Y - cy;
+                u = cx + zoom * (ca * dx - sa * dy) - X;
+                v = cy + zoom * (sa * dx + ca * dy) - Y;
+                a = tex(X, Y);
+                double sx = cx + (ca * dx + sa * dy) / zoom; // inverse map of this pixel as y
+                double sy = cy + (-sa * dx + ca * dy) / zoom;
+                b = tex(sx, sy);
+                break;
+            }
+            case Case::SmoothField: {
+                field.at(X, Y, &u, &v);
+                a = tex(X, Y);
+                double sx = X, sy = Y; // solve s + f(s) = (X, Y)
+                for (int it = 0; it < 40; ++it) {
+                    double fu, fv;
+                    field.at(sx, sy, &fu, &fv);
+                    sx = X - fu;
+                    sy = Y - fv;
+                }
+                b = tex(sx, sy);
+                break;
+            }
+            case Case::Occlusion: {
+                bool in0 = X >= sq_x && X < sq_x + side && Y >= sq_y && Y < sq_y + side;
+                bool in1 = X >= sq_x + fg_u && X < sq_x + fg_u + side && Y >= sq_y + fg_v &&
+                           Y < sq_y + fg_v + side;
+                u = in0 ? fg_u : bg_u;
+                v = in0 ? fg_v : bg_v;
+                a = in0 ? fg(X - sq_x, Y - sq_y) : tex(X, Y);
+                b = in1 ? fg(X - fg_u - sq_x, Y - fg_v - sq_y) : tex(X - bg_u, Y - bg_v);
+                break;
+            }
+            case Case::Count: break;
+            }
+            const std::ptrdiff_t k = static_cast<std::ptrdiff_t>(y) * pitch + x;
+            if (i0) i0[k] = to_f(a);
+            if (i1) i1[k] = to_f(b);
+            if (gt_u) gt_u[k] = to_f(u);
+            if (gt_v) gt_v[k] = to_f(v);
+        }
+    }
+}
+
+} // namespace synth
+} // namespace oflow
