@@ -1,0 +1,225 @@
+// The extern "C" entry points: validate every argument, map to a status and message, call
+// the core, and never let an exception cross the boundary.
+#include "oflow.h"
+
+#include "core/config_check.hpp"
+#include "core/context.hpp"
+#include "core/plan.hpp"
+#include "core/ref/kernels_ref.hpp"
+#include "core/tvl1_driver.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+
+using oflow::ErrorSink;
+
+namespace {
+
+ErrorSink thread_sink() { return ErrorSink{oflow::thread_error_buffer()}; }
+
+const char* memory_name(of_memory_kind m) {
+    switch (m) {
+    case OF_MEMORY_HOST: return "HOST";
+    case OF_MEMORY_CUDA_DEVICE: return "CUDA_DEVICE";
+    case OF_MEMORY_CUDA_MAPPED: return "CUDA_MAPPED";
+    }
+    return "unknown";
+}
+
+std::size_t pixel_bytes(of_pixel_format f) {
+    switch (f) {
+    case OF_PIXEL_U8: return 1;
+    case OF_PIXEL_U16: return 2;
+    case OF_PIXEL_F32: return 4;
+    }
+    return 0;
+}
+
+// Checks that rows of `row_bytes` starting `stride` apart, `height` of them, can be addressed
+// from `data` without overflowing size_t or the address space.
+bool span_fits(const void* data, std::size_t stride, uint32_t height, std::size_t row_bytes) {
+    const std::size_t max = std::numeric_limits<std::size_t>::max();
+    const std::size_t rows = static_cast<std::size_t>(height) - 1;
+    if (rows != 0 && stride > (max - row_bytes) / rows) return false;
+    const std::size_t span = stride * rows + row_bytes;
+    return reinterpret_cast<std::uintptr_t>(data) <= std::numeric_limits<std::uintptr_t>::max() - span;
+}
+
+of_status check_image(const of_config& cfg, const of_image* img, const char* name,
+                      const ErrorSink& err) {
+    if (!img) return err.fail(OF_ERR_NULL_POINTER, "%s is NULL", name);
+    if (img->struct_size != sizeof(of_image))
+        return err.fail(OF_ERR_STRUCT_SIZE, "%s: struct_size %u, this library expects %u", name,
+                        img->struct_size, static_cast<unsigned>(sizeof(of_image)));
+    if (!img->data) return err.fail(OF_ERR_NULL_POINTER, "%s: data is NULL", name);
+    const std::size_t bpp = pixel_bytes(img->format);
+    if (bpp == 0)
+        return err.fail(OF_ERR_FORMAT, "%s: unknown pixel format %d", name, static_cast<int>(img->format));
+    if (img->format != cfg.format)
+        return err.fail(OF_ERR_FORMAT, "%s: pixel format %d differs from the config's %d", name,
+                        static_cast<int>(img->format), static_cast<int>(cfg.format));
+    if (img->memory != OF_MEMORY_HOST)
+        return err.fail(OF_ERR_FORMAT, "%s: memory kind %s (%d) needs the CUDA backend", name,
+                        memory_name(img->memory), static_cast<int>(img->memory));
+    if (img->width == 0 || img->height == 0)
+        return err.fail(OF_ERR_SIZE, "%s: size %ux%u is empty", name, img->width, img->height);
+    if (img->width > cfg.max_width || img->height > cfg.max_height)
+        return err.fail(OF_ERR_SIZE, "%s: size %ux%u exceeds the configured maximum %ux%u", name,
+                        img->width, img->height, cfg.max_width, cfg.max_height);
+    const std::size_t row = static_cast<std::size_t>(img->width) * bpp;
+    if (img->stride < row)
+        return err.fail(OF_ERR_STRIDE, "%s: stride %zu < width %u x %zu bytes", name, img->stride,
+                        img->width, bpp);
+    if (img->stride % bpp != 0)
+        return err.fail(OF_ERR_STRIDE, "%s: stride %zu is not a multiple of the %zu-byte pixel",
+                        name, img->stride, bpp);
+    if (reinterpret_cast<std::uintptr_t>(img->data) % bpp != 0)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "%s: data %p is not aligned to its %zu-byte pixel",
+                        name, img->data, bpp);
+    if (!span_fits(img->data, img->stride, img->height, row))
+        return err.fail(OF_ERR_OVERFLOW, "%s: stride %zu x height %u overflows the address space",
+                        name, img->stride, img->height);
+    return OF_OK;
+}
+
+of_status check_flow(const of_flow* out, uint32_t w, uint32_t h, const ErrorSink& err) {
+    if (!out) return err.fail(OF_ERR_NULL_POINTER, "flow is NULL");
+    if (out->struct_size != sizeof(of_flow))
+        return err.fail(OF_ERR_STRUCT_SIZE, "flow: struct_size %u, this library expects %u",
+                        out->struct_size, static_cast<unsigned>(sizeof(of_flow)));
+    if (out->layout != OF_FLOW_PLANAR && out->layout != OF_FLOW_INTERLEAVED)
+        return err.fail(OF_ERR_FORMAT, "flow: unknown layout %d", static_cast<int>(out->layout));
+    if (out->memory != OF_MEMORY_HOST)
+        return err.fail(OF_ERR_FORMAT, "flow: memory kind %s (%d) needs the CUDA backend",
+                        memory_name(out->memory), static_cast<int>(out->memory));
+    if (!out->u) return err.fail(OF_ERR_NULL_POINTER, "flow: u is NULL");
+    const bool planar = out->layout == OF_FLOW_PLANAR;
+    if (planar && !out->v) return err.fail(OF_ERR_NULL_POINTER, "flow: v is NULL (planar layout)");
+    if (!planar && out->v)
+        return err.fail(OF_ERR_FORMAT, "flow: v must be NULL with the interleaved layout");
+    if (out->width != w || out->height != h)
+        return err.fail(OF_ERR_SIZE, "flow: size %ux%u differs from the frames' %ux%u", out->width,
+                        out->height, w, h);
+    const std::size_t row = static_cast<std::size_t>(w) * (planar ? 4u : 8u);
+    if (out->stride < row)
+        return err.fail(OF_ERR_STRIDE, "flow: stride %zu < width %u x %u bytes", out->stride, w,
+                        planar ? 4u : 8u);
+    if (out->stride % 4 != 0)
+        return err.fail(OF_ERR_STRIDE, "flow: stride %zu is not a multiple of 4", out->stride);
+    if (reinterpret_cast<std::uintptr_t>(out->u) % 4 != 0 ||
+        (planar && reinterpret_cast<std::uintptr_t>(out->v) % 4 != 0))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "flow: planes must be 4-byte aligned");
+    if (!span_fits(out->u, out->stride, h, row) || (planar && !span_fits(out->v, out->stride, h, row)))
+        return err.fail(OF_ERR_OVERFLOW, "flow: stride %zu x height %u overflows the address space",
+                        out->stride, h);
+    return OF_OK;
+}
+
+of_status process(of_context* ctx, const of_image* prev, const of_image* next, of_flow* out) {
+    const ErrorSink err = ctx->sink();
+    of_status s = check_image(ctx->cfg, prev, "prev", err);
+    if (s == OF_OK) s = check_image(ctx->cfg, next, "next", err);
+    if (s != OF_OK) return s;
+    if (prev->width != next->width || prev->height != next->height)
+        return err.fail(OF_ERR_SIZE, "next: size %ux%u differs from prev's %ux%u", next->width,
+                        next->height, prev->width, prev->height);
+    s = check_flow(out, prev->width, prev->height, err);
+    if (s != OF_OK) return s;
+    if (!oflow::image_all_finite(*prev)) return err.fail(OF_ERR_NONFINITE, "prev: F32 pixels hold NaN or Inf");
+    if (!oflow::image_all_finite(*next)) return err.fail(OF_ERR_NONFINITE, "next: F32 pixels hold NaN or Inf");
+    s = oflow::tvl1_process_cpu(ctx, *prev, *next, *out);
+    if (s == OF_OK) err.clear();
+    return s;
+}
+
+} // namespace
+
+extern "C" {
+
+OF_API of_status of_config_init(of_config* cfg, of_algorithm algo) {
+    const ErrorSink err = thread_sink();
+    if (!cfg) return err.fail(OF_ERR_NULL_POINTER, "of_config_init: cfg is NULL");
+    of_config tmp;
+    if (!oflow::config_defaults(&tmp, algo))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "of_config_init: unknown algorithm %d",
+                        static_cast<int>(algo));
+    *cfg = tmp;
+    return OF_OK;
+}
+
+OF_API of_status of_query_memory(const of_config* cfg, of_memory* need) {
+    const ErrorSink err = thread_sink();
+    try {
+        if (!need) return err.fail(OF_ERR_NULL_POINTER, "of_query_memory: need is NULL");
+        if (need->struct_size != sizeof(of_memory))
+            return err.fail(OF_ERR_STRUCT_SIZE, "of_memory: struct_size %u, this library expects %u",
+                            need->struct_size, static_cast<unsigned>(sizeof(of_memory)));
+        of_config c;
+        if (cfg) { // the arena is not needed for a query: ignore a caller arena's size
+            c = *cfg;
+            c.host_arena = nullptr;
+            c.device_arena = nullptr;
+        }
+        of_status s = oflow::check_config(cfg ? &c : nullptr, err);
+        if (s != OF_OK) return s;
+        oflow::Plan plan;
+        if (oflow::make_plan(c, sizeof(of_context), &plan) != OF_OK)
+            return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",
+                            c.max_width, c.max_height);
+        need->host_bytes = plan.host_bytes;
+        need->device_bytes = plan.device_bytes;
+        need->host_alignment = oflow::kHostAlign;
+        need->device_alignment = oflow::kDeviceAlign;
+        return OF_OK;
+    } catch (...) {
+        return err.fail(OF_ERR_INTERNAL, "of_query_memory: unexpected exception");
+    }
+}
+
+OF_API of_status of_create(const of_config* cfg, of_context** out) {
+    const ErrorSink err = thread_sink();
+    if (!out) return err.fail(OF_ERR_NULL_POINTER, "of_create: out is NULL");
+    *out = nullptr;
+    try {
+        return oflow::context_create(cfg, err, out);
+    } catch (const std::bad_alloc&) {
+        return err.fail(OF_ERR_OUT_OF_MEMORY, "of_create: out of memory");
+    } catch (...) {
+        return err.fail(OF_ERR_INTERNAL, "of_create: unexpected exception");
+    }
+}
+
+OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_image* next,
+                            of_flow* out) {
+    if (!ctx) return thread_sink().fail(OF_ERR_NULL_POINTER, "of_process: context is NULL");
+    try {
+        return process(ctx, prev, next, out);
+    } catch (...) {
+        return ctx->sink().fail(OF_ERR_INTERNAL, "of_process: unexpected exception");
+    }
+}
+
+OF_API void of_destroy(of_context* ctx) { oflow::context_destroy(ctx); }
+
+OF_API of_status of_get_info(const of_context* ctx, of_info* info) {
+    const ErrorSink err = thread_sink();
+    if (!ctx) return err.fail(OF_ERR_NULL_POINTER, "of_get_info: context is NULL");
+    if (!info) return err.fail(OF_ERR_NULL_POINTER, "of_get_info: info is NULL");
+    if (info->struct_size != sizeof(of_info))
+        return err.fail(OF_ERR_STRUCT_SIZE, "of_info: struct_size %u, this library expects %u",
+                        info->struct_size, static_cast<unsigned>(sizeof(of_info)));
+    *info = ctx->info;
+    return OF_OK;
+}
+
+OF_API const char* of_status_string(of_status s) { return oflow::status_text(s); }
+
+OF_API const char* of_last_error(const of_context* ctx) {
+    return ctx ? ctx->error : oflow::thread_error_buffer();
+}
+
+OF_API uint32_t of_version(void) { return OF_VERSION; }
+
+} // extern "C"

@@ -1,0 +1,143 @@
+#include "core/config_check.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace oflow {
+
+bool config_defaults(of_config* cfg, of_algorithm algo) {
+    if (algo != OF_ALGO_TVL1 && algo != OF_ALGO_HS && algo != OF_ALGO_CLG && algo != OF_ALGO_LK)
+        return false;
+    std::memset(cfg, 0, sizeof(*cfg));
+    cfg->struct_size = sizeof(of_config);
+    cfg->algorithm = algo;
+    cfg->max_width = 640;
+    cfg->max_height = 480;
+    cfg->format = OF_PIXEL_U8;
+    cfg->levels = 0;
+    cfg->scale_factor = 0.5f;
+    cfg->warps = 5;
+    cfg->iterations = 300;
+    cfg->epsilon = 0.01f;
+    cfg->presmooth_sigma = 0.8f;
+    cfg->backend = OF_BACKEND_AUTO;
+    cfg->precision = OF_PRECISION_AUTO;
+    cfg->threads = 1;
+    cfg->time_budget_ms = 0.0f;
+    cfg->tvl1.tau = 0.25f;
+    cfg->tvl1.lambda = 0.15f;
+    cfg->tvl1.theta = 0.3f;
+    cfg->hs.alpha = 15.0f;
+    cfg->hs.rho = algo == OF_ALGO_CLG ? 2.0f : 0.0f;
+    cfg->hs.solver = OF_SOLVER_JACOBI;
+    cfg->hs.omega = 1.6f;
+    cfg->lk.window = 9;
+    cfg->lk.min_eigen = 1e-3f;
+    return true;
+}
+
+bool backend_available(of_backend b) {
+    switch (b) {
+    case OF_BACKEND_AUTO:
+    case OF_BACKEND_REFERENCE: return true;
+    case OF_BACKEND_NEON: return false; // the NEON path is not built yet
+    case OF_BACKEND_CUDA: return false; // the CUDA path is not built yet
+    }
+    return false;
+}
+
+namespace {
+
+bool positive(float v) { return std::isfinite(v) && v > 0.0f; }
+
+} // namespace
+
+of_status check_config(const of_config* cfg, const ErrorSink& err) {
+    if (!cfg) return err.fail(OF_ERR_NULL_POINTER, "config is NULL");
+    if (cfg->struct_size != sizeof(of_config))
+        return err.fail(OF_ERR_STRUCT_SIZE, "config: struct_size %u, this library expects %u",
+                        cfg->struct_size, static_cast<unsigned>(sizeof(of_config)));
+    switch (cfg->algorithm) {
+    case OF_ALGO_TVL1: break;
+    case OF_ALGO_HS:
+    case OF_ALGO_CLG:
+    case OF_ALGO_LK:
+        return err.fail(OF_ERR_UNSUPPORTED, "config: algorithm %d (%s) is not implemented yet",
+                        static_cast<int>(cfg->algorithm),
+                        cfg->algorithm == OF_ALGO_HS ? "HS" : cfg->algorithm == OF_ALGO_CLG ? "CLG" : "LK");
+    default:
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown algorithm %d",
+                        static_cast<int>(cfg->algorithm));
+    }
+    if (cfg->max_width < 1 || cfg->max_width > 32768 || cfg->max_height < 1 || cfg->max_height > 32768)
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "config: max size %ux%u outside 1..32768 per side", cfg->max_width,
+                        cfg->max_height);
+    if (cfg->format != OF_PIXEL_U8 && cfg->format != OF_PIXEL_U16 && cfg->format != OF_PIXEL_F32)
+        return err.fail(OF_ERR_FORMAT, "config: unknown pixel format %d", static_cast<int>(cfg->format));
+    if (cfg->levels > 16)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: levels %u > 16", cfg->levels);
+    if (!(cfg->scale_factor > 0.0f && cfg->scale_factor < 1.0f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: scale_factor %g not in (0, 1)",
+                        static_cast<double>(cfg->scale_factor));
+    if (cfg->warps < 1 || cfg->warps > 100)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: warps %u not in 1..100", cfg->warps);
+    if (cfg->iterations < 1 || cfg->iterations > 100000)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: iterations %u not in 1..100000",
+                        cfg->iterations);
+    if (!(cfg->epsilon >= 0.0f) || !std::isfinite(cfg->epsilon))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: epsilon %g must be finite and >= 0",
+                        static_cast<double>(cfg->epsilon));
+    if (!(cfg->presmooth_sigma >= 0.0f && cfg->presmooth_sigma <= 8.0f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: presmooth_sigma %g not in [0, 8]",
+                        static_cast<double>(cfg->presmooth_sigma));
+    if (!positive(cfg->tvl1.tau) || cfg->tvl1.tau > 0.25f)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.tau %g not in (0, 0.25]",
+                        static_cast<double>(cfg->tvl1.tau));
+    if (!positive(cfg->tvl1.lambda))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.lambda %g must be > 0",
+                        static_cast<double>(cfg->tvl1.lambda));
+    if (!positive(cfg->tvl1.theta))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.theta %g must be > 0",
+                        static_cast<double>(cfg->tvl1.theta));
+    if (cfg->threads < 1 || cfg->threads > 64)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: threads %u not in 1..64", cfg->threads);
+    if (cfg->time_budget_ms != 0.0f)
+        return err.fail(OF_ERR_UNSUPPORTED,
+                        "config: time_budget_ms %g: time budgets are not implemented yet (use 0)",
+                        static_cast<double>(cfg->time_budget_ms));
+    switch (cfg->precision) {
+    case OF_PRECISION_AUTO:
+    case OF_PRECISION_F32:
+    case OF_PRECISION_F16: break;
+    default:
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown precision %d",
+                        static_cast<int>(cfg->precision));
+    }
+    switch (cfg->backend) {
+    case OF_BACKEND_AUTO:
+    case OF_BACKEND_REFERENCE: break;
+    case OF_BACKEND_NEON:
+        if (!backend_available(OF_BACKEND_NEON))
+            return err.fail(OF_ERR_BACKEND_UNAVAILABLE,
+                            "config: backend NEON is not available in this build");
+        break;
+    case OF_BACKEND_CUDA:
+        if (!backend_available(OF_BACKEND_CUDA))
+            return err.fail(OF_ERR_BACKEND_UNAVAILABLE,
+                            "config: backend CUDA is not available in this build");
+        break;
+    default:
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown backend %d",
+                        static_cast<int>(cfg->backend));
+    }
+    if (cfg->host_arena && (reinterpret_cast<std::uintptr_t>(cfg->host_arena) % 64) != 0)
+        return err.fail(OF_ERR_ARENA, "config: host_arena %p is not 64-byte aligned", cfg->host_arena);
+    if (cfg->device_arena && (reinterpret_cast<std::uintptr_t>(cfg->device_arena) % 256) != 0)
+        return err.fail(OF_ERR_ARENA, "config: device_arena %p is not 256-byte aligned",
+                        cfg->device_arena);
+    return OF_OK;
+}
+
+} // namespace oflow

@@ -1,0 +1,21 @@
+// Validation of an of_config: every field against its documented range (api/oflow.h).
+#ifndef OFLOW_CORE_CONFIG_CHECK_HPP
+#define OFLOW_CORE_CONFIG_CHECK_HPP
+
+#include "core/status.hpp"
+
+namespace oflow {
+
+/// Defaults of of_config_init for algo (struct_size included); false for an unknown algo.
+bool config_defaults(of_config* cfg, of_algorithm algo);
+
+/// OF_OK when cfg is complete and in range for this build; otherwise the status of the first
+/// problem, with a message naming the field and its value.
+of_status check_config(const of_config* cfg, const ErrorSink& err);
+
+/// Backends compiled into this library and usable on this machine.
+bool backend_available(of_backend b);
+
+} // namespace oflow
+
+#endif

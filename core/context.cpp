@@ -1,0 +1,98 @@
+#include "core/context.hpp"
+
+#include "core/arena.hpp"
+#include "core/config_check.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+namespace oflow {
+
+of_status context_create(const of_config* cfg, const ErrorSink& err, of_context** out) {
+    *out = nullptr;
+    of_status s = check_config(cfg, err);
+    if (s != OF_OK) return s;
+    Plan plan;
+    if (make_plan(*cfg, sizeof(of_context), &plan) != OF_OK)
+        return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",
+                        cfg->max_width, cfg->max_height);
+    void* block = cfg->host_arena;
+    const bool owns = block == nullptr;
+    std::size_t block_bytes = plan.host_bytes;
+    if (!owns) {
+        if (cfg->host_arena_size < plan.host_bytes)
+            return err.fail(OF_ERR_ARENA, "config: host_arena_size %zu < %zu bytes needed",
+                            cfg->host_arena_size, plan.host_bytes);
+        block_bytes = cfg->host_arena_size;
+    } else {
+        block = arena_alloc_host(plan.host_bytes);
+        if (!block)
+            return err.fail(OF_ERR_OUT_OF_MEMORY, "of_create: cannot allocate %zu host bytes",
+                            plan.host_bytes);
+    }
+    void* slot = arena_buffer(plan, block, block_bytes, kBufContext);
+    if (slot != block) {
+        if (owns) arena_free_host(block);
+        return err.fail(OF_ERR_INTERNAL, "of_create: context slot not at the arena start");
+    }
+    of_context* c = new (slot) of_context();
+    c->cfg = *cfg;
+    c->cfg.platform = nullptr; // not retained: the caller's string may not outlive create
+    c->plan = plan;
+    c->block = block;
+    c->owns_block = owns;
+    c->error[0] = '\0';
+    for (int i = 0; i < kHostBufCount; ++i) {
+        c->buf[i] = arena_buffer(plan, block, block_bytes, static_cast<HostBuf>(i));
+        if (!c->buf[i]) {
+            of_status st = err.fail(OF_ERR_INTERNAL, "of_create: buffer %s outside the arena",
+                                    plan.host[i].name);
+            context_destroy(c);
+            return st;
+        }
+    }
+    kernel_table_init_ref(&c->kt);
+    c->presmooth = make_gaussian(cfg->presmooth_sigma);
+    // Anti-aliasing before downscaling by `factor` (IPOL: sigma = 0.6 sqrt(1/f^2 - 1)).
+    const float f = cfg->scale_factor;
+    c->level_blur = make_gaussian(0.6f * std::sqrt(1.0f / (f * f) - 1.0f));
+    if (!c->pool.start(static_cast<int>(cfg->threads))) {
+        of_status st = err.fail(OF_ERR_OUT_OF_MEMORY, "of_create: cannot start %u worker threads",
+                                cfg->threads);
+        context_destroy(c);
+        return st;
+    }
+
+    of_info& in = c->info;
+    std::memset(&in, 0, sizeof(in));
+    in.struct_size = sizeof(of_info);
+    in.algorithm = cfg->algorithm;
+    in.backend = OF_BACKEND_REFERENCE;
+    in.precision = OF_PRECISION_F32;
+    in.levels = static_cast<uint32_t>(plan.levels);
+    in.threads = cfg->threads;
+    in.host_bytes = plan.host_bytes;
+    in.device_bytes = plan.device_bytes;
+    std::snprintf(in.variant, sizeof(in.variant), "ref");
+    const char* why = cfg->backend == OF_BACKEND_REFERENCE
+                          ? "reference requested"
+                          : "auto: no NEON or CUDA path in this build, reference path";
+    if (cfg->precision == OF_PRECISION_F16)
+        std::snprintf(in.reason, sizeof(in.reason), "%s; F16 requested, reference computes in F32", why);
+    else
+        std::snprintf(in.reason, sizeof(in.reason), "%s", why);
+    *out = c;
+    return OF_OK;
+}
+
+void context_destroy(of_context* c) {
+    if (!c) return;
+    void* block = c->block;
+    const bool owns = c->owns_block;
+    c->~of_context();
+    if (owns) arena_free_host(block);
+}
+
+} // namespace oflow

@@ -1,0 +1,41 @@
+#include "core/kernels.hpp"
+
+#include "core/ref/kernels_ref.hpp"
+
+#include <cmath>
+
+namespace oflow {
+
+Gaussian1D make_gaussian(float sigma) {
+    Gaussian1D g;
+    if (!(sigma > 0.0f)) {
+        g.radius = 0;
+        g.k[0] = 1.0f;
+        return g;
+    }
+    int r = static_cast<int>(std::ceil(3.0f * sigma));
+    if (r > kMaxBlurRadius) r = kMaxBlurRadius;
+    if (r < 1) r = 1;
+    g.radius = r;
+    double sum = 0.0, w[kMaxBlurRadius + 1];
+    for (int i = 0; i <= r; ++i) {
+        w[i] = std::exp(-0.5 * i * i / (static_cast<double>(sigma) * sigma));
+        sum += i == 0 ? w[i] : 2.0 * w[i];
+    }
+    for (int i = 0; i <= r; ++i) g.k[i] = static_cast<float>(w[i] / sum);
+    return g;
+}
+
+void kernel_table_init_ref(KernelTable* t) {
+    t->convert = convert_ref;
+    t->blur_h = blur_h_ref;
+    t->blur_v = blur_v_ref;
+    t->resample = resample_ref;
+    t->gradient = gradient_ref;
+    t->tvl1_warp = tvl1_warp_ref;
+    t->tvl1_calc_u = tvl1_calc_u_ref;
+    t->tvl1_calc_p = tvl1_calc_p_ref;
+    t->upsample_flow = upsample_flow_ref;
+}
+
+} // namespace oflow

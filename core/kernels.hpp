@@ -1,0 +1,67 @@
+// The kernel table: one function pointer per stage, filled with the reference kernels and
+// overridden per path (NEON, CUDA) where available and selected (dav1d's *_dsp_init).
+//
+// Contract for every row kernel: it writes rows [y0, y1) of its output plane(s) only, reads
+// whatever rows of its inputs it needs (inputs are never written by the same call), and
+// allocates nothing. Borders clamp (replicate) unless the stage says otherwise.
+#ifndef OFLOW_CORE_KERNELS_HPP
+#define OFLOW_CORE_KERNELS_HPP
+
+#include "core/plane.hpp"
+#include "oflow.h"
+
+namespace oflow {
+
+const int kMaxBlurRadius = 32;
+
+/// Normalised 1-D Gaussian, taps k[0..radius] (symmetric); radius = ceil(3 sigma), capped.
+struct Gaussian1D {
+    int radius;
+    float k[kMaxBlurRadius + 1];
+};
+Gaussian1D make_gaussian(float sigma);
+
+/// Inputs and outputs of the TV-L1 warp stage (re-linearisation at u).
+struct Tvl1WarpArgs {
+    Plane i0, i1, i1x, i1y; // current level
+    Plane u1, u2;           // flow at which to linearise
+    Plane i1w, i1wx, i1wy;  // out: I1, dI1/dx, dI1/dy at x + u (bicubic, clamped)
+    Plane grad;             // out: |grad I1w|^2
+    Plane rho_c;            // out: I1w - I1wx*u1 - I1wy*u2 - I0
+};
+
+/// Inputs and outputs of the two inner-iteration half-stencils (ALGORITHMS.md section 1).
+struct Tvl1IterArgs {
+    Plane u1, u2;               // in/out
+    Plane p11, p12, p21, p22;   // in/out duals
+    Plane i1wx, i1wy, grad, rho_c;
+    float lt;             // lambda * theta
+    float theta;
+    float tau_over_theta;
+};
+
+struct KernelTable {
+    /// Image (U8/U16/F32, any stride) to float 0..255.
+    void (*convert)(const of_image& src, Plane dst, int y0, int y1);
+    /// Separable Gaussian: horizontal pass src -> dst, vertical pass src -> dst.
+    void (*blur_h)(Plane src, Plane dst, const Gaussian1D& g, int y0, int y1);
+    void (*blur_v)(Plane src, Plane dst, const Gaussian1D& g, int y0, int y1);
+    /// Bilinear resampling of a (pre-blurred) plane to dst's size, pixel centres aligned.
+    void (*resample)(Plane src, Plane dst, int y0, int y1);
+    /// Central differences, clamped at the borders.
+    void (*gradient)(Plane src, Plane gx, Plane gy, int y0, int y1);
+    void (*tvl1_warp)(const Tvl1WarpArgs& a, int y0, int y1);
+    /// threshold + divergence + u update; returns sum over the rows of |u_new - u_old|^2.
+    double (*tvl1_calc_u)(const Tvl1IterArgs& a, int y0, int y1);
+    /// forward gradient + dual update.
+    void (*tvl1_calc_p)(const Tvl1IterArgs& a, int y0, int y1);
+    /// Bilinear upsampling of a flow component to dst's size, multiplied by `mult`.
+    void (*upsample_flow)(Plane src, Plane dst, float mult, int y0, int y1);
+};
+
+/// Fills t with the reference kernels.
+void kernel_table_init_ref(KernelTable* t);
+
+} // namespace oflow
+
+#endif

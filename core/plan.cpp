@@ -1,0 +1,114 @@
+#include "core/plan.hpp"
+
+#include <limits>
+
+namespace oflow {
+namespace {
+
+const std::size_t kSizeMax = std::numeric_limits<std::size_t>::max();
+
+// a*b, false on overflow.
+bool mul(std::size_t a, std::size_t b, std::size_t* out) {
+    if (a != 0 && b > kSizeMax / a) return false;
+    *out = a * b;
+    return true;
+}
+
+bool align_up(std::size_t v, std::size_t a, std::size_t* out) {
+    if (v > kSizeMax - (a - 1)) return false;
+    *out = (v + a - 1) / a * a;
+    return true;
+}
+
+std::ptrdiff_t pitch_of(int w) { return (static_cast<std::ptrdiff_t>(w) + 15) / 16 * 16; }
+
+bool plane_bytes(const LevelDims& d, std::size_t* out) {
+    return mul(static_cast<std::size_t>(d.pitch), static_cast<std::size_t>(d.h), out) &&
+           mul(*out, sizeof(float), out);
+}
+
+// Side of the next level: round(side * factor), in double so every int is exact.
+int scaled(int side, float factor) { return static_cast<int>(side * static_cast<double>(factor) + 0.5); }
+
+} // namespace
+
+int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims) {
+    int levels = levels_cfg;
+    if (levels <= 0) { // automatic: the coarsest side stays >= 16 px
+        levels = 1;
+        int cw = w, ch = h;
+        while (levels < kMaxLevels) {
+            int nw = scaled(cw, factor), nh = scaled(ch, factor);
+            if (nw < 16 || nh < 16) break;
+            cw = nw;
+            ch = nh;
+            ++levels;
+        }
+    }
+    if (levels > kMaxLevels) levels = kMaxLevels;
+    int cw = w, ch = h;
+    for (int l = 0; l < levels; ++l) {
+        if (l > 0) {
+            cw = scaled(cw, factor);
+            ch = scaled(ch, factor);
+            if (cw < 1) cw = 1;
+            if (ch < 1) ch = 1;
+        }
+        dims[l].w = cw;
+        dims[l].h = ch;
+        dims[l].pitch = pitch_of(cw);
+    }
+    return levels;
+}
+
+of_status make_plan(const of_config& cfg, std::size_t context_bytes, Plan* plan) {
+    Plan& p = *plan;
+    p.levels = pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
+                            static_cast<int>(cfg.levels), cfg.scale_factor, p.dims);
+    // Pyramid buffer: all levels back to back, each 64-byte aligned.
+    std::size_t pyr = 0;
+    for (int l = 0; l < p.levels; ++l) {
+        std::size_t b = 0;
+        if (!plane_bytes(p.dims[l], &b) || !align_up(pyr, kHostAlign, &pyr)) return OF_ERR_OVERFLOW;
+        p.level_offset[l] = pyr;
+        if (pyr > kSizeMax - b) return OF_ERR_OVERFLOW;
+        pyr += b;
+    }
+    for (int l = p.levels; l < kMaxLevels; ++l) p.level_offset[l] = 0;
+    std::size_t plane0 = 0, plane1 = 0;
+    if (!plane_bytes(p.dims[0], &plane0)) return OF_ERR_OVERFLOW;
+    if (p.levels > 1 && !plane_bytes(p.dims[1], &plane1)) return OF_ERR_OVERFLOW;
+    std::size_t bands = 0;
+    if (!mul(static_cast<std::size_t>(cfg.threads), 64, &bands)) return OF_ERR_OVERFLOW;
+
+    struct Row { HostBuf id; const char* name; std::size_t bytes; };
+    const Row rows[] = {
+        {kBufContext, "context", context_bytes},
+        {kBufPyr0, "pyramid0", pyr},   {kBufPyr1, "pyramid1", pyr},
+        {kBufI1x, "I1x", plane0},      {kBufI1y, "I1y", plane0},
+        {kBufI1w, "I1w", plane0},      {kBufI1wx, "I1wx", plane0},
+        {kBufI1wy, "I1wy", plane0},    {kBufGrad, "grad2", plane0},
+        {kBufRhoC, "rho_c", plane0},   {kBufU1, "u1", plane0},
+        {kBufU2, "u2", plane0},        {kBufP11, "p11", plane0},
+        {kBufP12, "p12", plane0},      {kBufP21, "p21", plane0},
+        {kBufP22, "p22", plane0},      {kBufTmp, "tmp", plane0},
+        {kBufPrevU1, "prev_u1", plane1}, {kBufPrevU2, "prev_u2", plane1},
+        {kBufBandSums, "band_sums", bands},
+    };
+    static_assert(sizeof(rows) / sizeof(rows[0]) == kHostBufCount, "one row per host buffer");
+    // The block start is aligned by the allocator or checked for a caller arena, so offsets
+    // only need their own alignment.
+    std::size_t off = 0;
+    for (const Row& r : rows) {
+        if (!align_up(off, kHostAlign, &off)) return OF_ERR_OVERFLOW;
+        p.host[r.id] = BufferSpec{r.name, r.bytes, kHostAlign, off};
+        if (off > kSizeMax - r.bytes) return OF_ERR_OVERFLOW;
+        off += r.bytes;
+    }
+    if (!align_up(off, kHostAlign, &off)) return OF_ERR_OVERFLOW;
+    p.host_bytes = off;
+    p.device_bytes = 0;
+    return OF_OK;
+}
+
+} // namespace oflow

@@ -1,0 +1,72 @@
+// The memory plan: one pure function from a validated config to every buffer the context
+// needs, with its size, alignment and offset in the host (or device) block. of_query_memory
+// sums it and of_create carves exactly it (zstd's estimate/initStatic pattern): the two can
+// not disagree because both call make_plan().
+//
+// Invariants: every level-l plane of a frame smaller than the maximum fits in the level-l
+// slot planned for the maximum (level sizes are monotone in the input size), so one arena
+// serves every frame size up to the maximum.
+#ifndef OFLOW_CORE_PLAN_HPP
+#define OFLOW_CORE_PLAN_HPP
+
+#include "oflow.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oflow {
+
+const int kMaxLevels = 16;
+const std::size_t kHostAlign = 64;
+const std::size_t kDeviceAlign = 256;
+
+/// Size of one pyramid level; pitch in elements (a multiple of 16 floats = 64 bytes).
+struct LevelDims {
+    int w, h;
+    std::ptrdiff_t pitch;
+};
+
+/// Level count and sizes for a w x h frame. levels_cfg 0 = automatic: as many levels as keep
+/// the coarsest side >= 16 px (at least 1). Sides shrink as max(1, (int)(side*factor + 0.5)).
+int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims);
+
+/// Host planes of the reference TV-L1 path (level-0-sized unless noted).
+enum HostBuf : int {
+    kBufContext = 0, // the of_context object itself
+    kBufPyr0,        // pyramid of frame 0, all levels
+    kBufPyr1,        // pyramid of frame 1, all levels
+    kBufI1x, kBufI1y,                 // gradient of frame 1 at the current level
+    kBufI1w, kBufI1wx, kBufI1wy,      // warped frame 1 and gradient (scratch while building)
+    kBufGrad, kBufRhoC,               // |grad I1w|^2 and rho's constant part
+    kBufU1, kBufU2,                   // flow at the current level
+    kBufP11, kBufP12, kBufP21, kBufP22, // duals
+    kBufTmp,                          // separable blur scratch
+    kBufPrevU1, kBufPrevU2,           // flow of the coarser level (level-1-sized)
+    kBufBandSums,                     // one 64-byte slot per thread band (reductions)
+    kHostBufCount
+};
+
+struct BufferSpec {
+    const char* name;
+    std::size_t bytes;
+    std::size_t align;
+    std::size_t offset; // from the start of its block
+};
+
+struct Plan {
+    int levels;                       // at the maximum size
+    LevelDims dims[kMaxLevels];       // at the maximum size
+    std::size_t level_offset[kMaxLevels]; // of level l inside a pyramid buffer
+    BufferSpec host[kHostBufCount];
+    std::size_t host_bytes;   // total, including alignment padding of the block start
+    std::size_t device_bytes; // 0 for the reference path
+};
+
+/// Builds the plan for a validated config. context_bytes is sizeof(of_context), passed in
+/// so the plan does not depend on the context's definition. Returns OF_ERR_OVERFLOW when a
+/// size does not fit in size_t.
+of_status make_plan(const of_config& cfg, std::size_t context_bytes, Plan* plan);
+
+} // namespace oflow
+
+#endif

@@ -1,0 +1,88 @@
+// Gradient and bicubic warp, reference path.
+//
+// Bicubic: Keys' cubic convolution (a = -0.5) on the 4x4 neighbourhood; tap positions clamp
+// to the border, so positions outside the image read the replicated border (ALGORITHMS.md
+// pitfall 8).
+#include "core/ref/kernels_ref.hpp"
+
+#include <cmath>
+
+namespace oflow {
+namespace {
+
+inline int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+inline void cubic_weights(float t, float w[4]) {
+    w[0] = ((-0.5f * t + 1.0f) * t - 0.5f) * t;
+    w[1] = (1.5f * t - 2.5f) * t * t + 1.0f;
+    w[2] = ((-1.5f * t + 2.0f) * t + 0.5f) * t;
+    w[3] = (0.5f * t - 0.5f) * t * t;
+}
+
+} // namespace
+
+void gradient_ref(Plane src, Plane gx, Plane gy, int y0, int y1) {
+    const int w = src.w, h = src.h;
+    for (int y = y0; y < y1; ++y) {
+        const float* up = src.row(clampi(y - 1, 0, h - 1));
+        const float* c = src.row(y);
+        const float* dn = src.row(clampi(y + 1, 0, h - 1));
+        float* ox = gx.row(y);
+        float* oy = gy.row(y);
+        for (int x = 0; x < w; ++x) {
+            ox[x] = 0.5f * (c[clampi(x + 1, 0, w - 1)] - c[clampi(x - 1, 0, w - 1)]);
+            oy[x] = 0.5f * (dn[x] - up[x]);
+        }
+    }
+}
+
+void tvl1_warp_ref(const Tvl1WarpArgs& a, int y0, int y1) {
+    const int w = a.i1.w, h = a.i1.h;
+    // Keep positions in a range where int conversion is defined; beyond it the taps clamp anyway.
+    const float lim = 1e6f;
+    for (int y = y0; y < y1; ++y) {
+        const float* u1 = a.u1.row(y);
+        const float* u2 = a.u2.row(y);
+        const float* i0 = a.i0.row(y);
+        float* ow = a.i1w.row(y);
+        float* ox = a.i1wx.row(y);
+        float* oy = a.i1wy.row(y);
+        float* og = a.grad.row(y);
+        float* orho = a.rho_c.row(y);
+        for (int x = 0; x < w; ++x) {
+            float px = static_cast<float>(x) + u1[x], py = static_cast<float>(y) + u2[x];
+            px = px < -lim ? -lim : (px > lim ? lim : px);
+            py = py < -lim ? -lim : (py > lim ? lim : py);
+            const float fx = std::floor(px), fy = std::floor(py);
+            const int ix = static_cast<int>(fx), iy = static_cast<int>(fy);
+            float wx[4], wy[4];
+            cubic_weights(px - fx, wx);
+            cubic_weights(py - fy, wy);
+            int cx[4];
+            for (int i = 0; i < 4; ++i) cx[i] = clampi(ix - 1 + i, 0, w - 1);
+            float s = 0.0f, sx = 0.0f, sy = 0.0f;
+            for (int j = 0; j < 4; ++j) {
+                const int ry = clampi(iy - 1 + j, 0, h - 1);
+                const float* r = a.i1.row(ry);
+                const float* rx = a.i1x.row(ry);
+                const float* rgy = a.i1y.row(ry);
+                float t = 0.0f, tx = 0.0f, ty = 0.0f;
+                for (int i = 0; i < 4; ++i) {
+                    t += wx[i] * r[cx[i]];
+                    tx += wx[i] * rx[cx[i]];
+                    ty += wx[i] * rgy[cx[i]];
+                }
+                s += wy[j] * t;
+                sx += wy[j] * tx;
+                sy += wy[j] * ty;
+            }
+            ow[x] = s;
+            ox[x] = sx;
+            oy[x] = sy;
+            og[x] = sx * sx + sy * sy;
+            orho[x] = s - sx * u1[x] - sy * u2[x] - i0[x];
+        }
+    }
+}
+
+} // namespace oflow

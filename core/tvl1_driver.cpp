@@ -1,0 +1,187 @@
+#include "core/tvl1_driver.hpp"
+
+#include <cstring>
+
+namespace oflow {
+namespace {
+
+// Runs f(y0, y1, band) over the rows of an h-row plane on the context's pool.
+template <class F>
+void rows(of_context* c, int h, F f) {
+    c->pool.for_rows(h, f);
+}
+
+struct Frame {
+    of_context* c;
+    LevelDims dims[kMaxLevels];
+    int levels;
+
+    Plane level(HostBuf pyr, int l) const {
+        float* base = reinterpret_cast<float*>(static_cast<unsigned char*>(c->buf[pyr]) +
+                                               c->plan.level_offset[l]);
+        return Plane{base, dims[l].w, dims[l].h, dims[l].pitch};
+    }
+    Plane work(HostBuf b, int l) const {
+        return Plane{static_cast<float*>(c->buf[b]), dims[l].w, dims[l].h, dims[l].pitch};
+    }
+};
+
+void fill_zero(of_context* c, Plane p) {
+    rows(c, p.h, [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y) std::memset(p.row(y), 0, sizeof(float) * static_cast<std::size_t>(p.w));
+    });
+}
+
+void copy_plane(of_context* c, Plane src, Plane dst) {
+    rows(c, src.h, [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y)
+            std::memcpy(dst.row(y), src.row(y), sizeof(float) * static_cast<std::size_t>(src.w));
+    });
+}
+
+// dst = Gaussian(src) through tmp; dst may be src.
+void blur(of_context* c, const Gaussian1D& g, Plane src, Plane tmp, Plane dst) {
+    const KernelTable& k = c->kt;
+    rows(c, src.h, [&](int y0, int y1, int) { k.blur_h(src, tmp, g, y0, y1); });
+    rows(c, src.h, [&](int y0, int y1, int) { k.blur_v(tmp, dst, g, y0, y1); });
+}
+
+void build_pyramid(const Frame& f, const of_image& img, HostBuf pyr) {
+    of_context* c = f.c;
+    const KernelTable& k = c->kt;
+    Plane l0 = f.level(pyr, 0);
+    rows(c, l0.h, [&](int y0, int y1, int) { k.convert(img, l0, y0, y1); });
+    if (c->presmooth.radius > 0) blur(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
+    for (int l = 1; l < f.levels; ++l) {
+        // The warp outputs are free while the pyramid is built: use one as scratch.
+        Plane src = f.level(pyr, l - 1);
+        Plane smooth = f.work(kBufI1w, l - 1);
+        blur(c, c->level_blur, src, f.work(kBufTmp, l - 1), smooth);
+        Plane dst = f.level(pyr, l);
+        rows(c, dst.h, [&](int y0, int y1, int) { k.resample(smooth, dst, y0, y1); });
+    }
+}
+
+void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
+    unsigned char* base_u = reinterpret_cast<unsigned char*>(out.u);
+    unsigned char* base_v = reinterpret_cast<unsigned char*>(out.v);
+    rows(c, u1.h, [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y) {
+            const float* a = u1.row(y);
+            const float* b = u2.row(y);
+            float* ou = reinterpret_cast<float*>(base_u + static_cast<std::size_t>(y) * out.stride);
+            if (out.layout == OF_FLOW_INTERLEAVED) {
+                for (int x = 0; x < u1.w; ++x) {
+                    ou[2 * x] = a[x];
+                    ou[2 * x + 1] = b[x];
+                }
+            } else {
+                float* ov = reinterpret_cast<float*>(base_v + static_cast<std::size_t>(y) * out.stride);
+                std::memcpy(ou, a, sizeof(float) * static_cast<std::size_t>(u1.w));
+                std::memcpy(ov, b, sizeof(float) * static_cast<std::size_t>(u1.w));
+            }
+        }
+    });
+}
+
+} // namespace
+
+of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& next,
+                           const of_flow& out) {
+    const of_config& cfg = c->cfg;
+    const KernelTable& k = c->kt;
+    Frame f;
+    f.c = c;
+    f.levels = pyramid_dims(static_cast<int>(prev.width), static_cast<int>(prev.height),
+                            static_cast<int>(cfg.levels), cfg.scale_factor, f.dims);
+    if (f.levels > c->plan.levels)
+        return c->sink().fail(OF_ERR_INTERNAL, "tvl1: %d levels > %d planned", f.levels, c->plan.levels);
+
+    build_pyramid(f, prev, kBufPyr0);
+    build_pyramid(f, next, kBufPyr1);
+
+    double* band_sums = static_cast<double*>(c->buf[kBufBandSums]);
+    const int sum_stride = 64 / static_cast<int>(sizeof(double));
+    const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
+    uint64_t total_iterations = 0;
+
+    for (int l = f.levels - 1; l >= 0; --l) {
+        const LevelDims& d = f.dims[l];
+        Plane u1 = f.work(kBufU1, l), u2 = f.work(kBufU2, l);
+        if (l == f.levels - 1) {
+            fill_zero(c, u1);
+            fill_zero(c, u2);
+        } else {
+            // Flow of level l+1 was saved in prev_u*; scale it to this level's pixels.
+            Plane c1 = f.work(kBufPrevU1, l + 1), c2 = f.work(kBufPrevU2, l + 1);
+            const float mx = static_cast<float>(d.w) / static_cast<float>(c1.w);
+            const float my = static_cast<float>(d.h) / static_cast<float>(c1.h);
+            rows(c, d.h, [&](int y0, int y1, int) {
+                k.upsample_flow(c1, u1, mx, y0, y1);
+                k.upsample_flow(c2, u2, my, y0, y1);
+            });
+        }
+        Tvl1IterArgs it;
+        it.u1 = u1;
+        it.u2 = u2;
+        it.p11 = f.work(kBufP11, l);
+        it.p12 = f.work(kBufP12, l);
+        it.p21 = f.work(kBufP21, l);
+        it.p22 = f.work(kBufP22, l);
+        it.i1wx = f.work(kBufI1wx, l);
+        it.i1wy = f.work(kBufI1wy, l);
+        it.grad = f.work(kBufGrad, l);
+        it.rho_c = f.work(kBufRhoC, l);
+        it.lt = cfg.tvl1.lambda * cfg.tvl1.theta;
+        it.theta = cfg.tvl1.theta;
+        it.tau_over_theta = cfg.tvl1.tau / cfg.tvl1.theta;
+        fill_zero(c, it.p11);
+        fill_zero(c, it.p12);
+        fill_zero(c, it.p21);
+        fill_zero(c, it.p22);
+
+        Tvl1WarpArgs wa;
+        wa.i0 = f.level(kBufPyr0, l);
+        wa.i1 = f.level(kBufPyr1, l);
+        wa.i1x = f.work(kBufI1x, l);
+        wa.i1y = f.work(kBufI1y, l);
+        wa.u1 = u1;
+        wa.u2 = u2;
+        wa.i1w = f.work(kBufI1w, l);
+        wa.i1wx = it.i1wx;
+        wa.i1wy = it.i1wy;
+        wa.grad = it.grad;
+        wa.rho_c = it.rho_c;
+        rows(c, d.h, [&](int y0, int y1, int) { k.gradient(wa.i1, wa.i1x, wa.i1y, y0, y1); });
+
+        const double npix = static_cast<double>(d.w) * static_cast<double>(d.h);
+        const int bands = c->pool.bands(d.h);
+        for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
+            rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
+            for (uint32_t n = 0; n < cfg.iterations; ++n) {
+                rows(c, d.h, [&](int y0, int y1, int band) {
+                    band_sums[band * sum_stride] = k.tvl1_calc_u(it, y0, y1);
+                });
+                rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_calc_p(it, y0, y1); });
+                ++total_iterations;
+                if (eps2 > 0.0) {
+                    double err = 0.0;
+                    for (int b = 0; b < bands; ++b) err += band_sums[b * sum_stride];
+                    if (err / npix <= eps2) break;
+                }
+            }
+        }
+        if (l > 0) {
+            copy_plane(c, u1, f.work(kBufPrevU1, l));
+            copy_plane(c, u2, f.work(kBufPrevU2, l));
+        }
+    }
+    write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);
+    c->info.last_width = prev.width;
+    c->info.last_height = prev.height;
+    c->info.last_levels = static_cast<uint32_t>(f.levels);
+    c->info.last_iterations = total_iterations;
+    return OF_OK;
+}
+
+} // namespace oflow

@@ -1,0 +1,225 @@
+#include "args.hpp"
+
+#include "image_io.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace cli {
+namespace {
+
+bool parse_u32(const std::string& s, uint32_t lo, uint32_t hi, uint32_t* out) {
+    if (s.empty() || s.size() > 10) return false;
+    uint64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (v < lo || v > hi) return false;
+    *out = static_cast<uint32_t>(v);
+    return true;
+}
+
+bool parse_float(const std::string& s, float* out) {
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &end);
+    if (*end != '\0' || errno == ERANGE || !std::isfinite(v) ||
+        std::fabs(v) > std::numeric_limits<float>::max())
+        return false;
+    *out = static_cast<float>(v);
+    return true;
+}
+
+bool parse_size(const std::string& s, int* w, int* h) {
+    const std::size_t x = s.find('x');
+    uint32_t a = 0, b = 0;
+    if (x == std::string::npos || !parse_u32(s.substr(0, x), 1, kMaxSide, &a) ||
+        !parse_u32(s.substr(x + 1), 1, kMaxSide, &b))
+        return false;
+    *w = static_cast<int>(a);
+    *h = static_cast<int>(b);
+    return true;
+}
+
+bool one_of(const std::string& s, std::initializer_list<const char*> names) {
+    for (const char* n : names)
+        if (s == n) return true;
+    return false;
+}
+
+} // namespace
+
+const char* usage_text() {
+    return "usage: oflow-cli [options] FRAME0 FRAME1 [-o FLOW.flo] [--color FLOW.png] [--gt GT.flo]\n"
+           "       oflow-cli [options] --synth CASE|all [--size WxH] [--seed N] [-o FLOW.flo]\n"
+           "Dense optical flow from FRAME0 to FRAME1 (PNG 8/16-bit, PGM/PPM; colour -> luma).\n"
+           "\n"
+           "input/output:\n"
+           "  -o FILE             write the flow as Middlebury .flo\n"
+           "  --color FILE        write the Middlebury colour coding of the flow as PNG\n"
+           "  --gt FILE           ground truth .flo: print EPE and AAE\n"
+           "  --synth CASE        built-in frames with exact ground truth: translation,\n"
+           "                      rotation-zoom, smooth-field, occlusion, noise-gain, or all\n"
+           "  --size WxH          synthetic frame size / --explain size (default 640x480)\n"
+           "  --seed N            synthetic texture seed (default 1)\n"
+           "  --save-frames P     write the synthetic frames to P0.png, P1.png and P_gt.flo\n"
+           "solver:\n"
+           "  --algo A            tvl1 | hs | clg | lk (default tvl1)\n"
+           "  --backend B         auto | reference | neon | cuda (default auto)\n"
+           "  --precision P       auto | f32 | f16 (default auto)\n"
+           "  --levels N          pyramid levels, 0 = automatic\n"
+           "  --scale F           pyramid downscale factor per level, in (0, 1)\n"
+           "  --warps N           warps per level\n"
+           "  --iters N           iterations per warp\n"
+           "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
+           "  --threads N         CPU worker threads\n"
+           "  --lambda F --tau F --theta F   TV-L1 parameters\n"
+           "  --alpha F --rho F   HS/CLG parameters\n"
+           "  --window N          LK window side\n"
+           "  --platform NAME     tuning table of this board instead of the detected one\n"
+           "reporting:\n"
+           "  --explain           print what the library would choose, without processing\n"
+           "  --json              print one JSON object instead of text\n"
+           "  --repeat N          run N times and report the median time\n"
+           "  -h, --help          this text\n"
+           "Errors print one line on stderr and exit with status 2.\n";
+}
+
+ParseResult parse_args(int argc, const char* const* argv, Options* o, std::string* err) {
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") return ParseResult::Help;
+        if (arg.size() < 2 || arg[0] != '-') {
+            o->frames.push_back(arg);
+            continue;
+        }
+        if (arg == "--") { // everything after is a frame
+            for (++i; i < argc; ++i) o->frames.push_back(argv[i]);
+            break;
+        }
+        std::string value;
+        bool inline_value = false;
+        const std::size_t eq = arg.find('=');
+        if (arg.compare(0, 2, "--") == 0 && eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+            arg = arg.substr(0, eq);
+            inline_value = true;
+        }
+        if (arg == "--explain" || arg == "--json") {
+            if (inline_value) {
+                *err = "option " + arg + " takes no value";
+                return ParseResult::Error;
+            }
+            (arg == "--json" ? o->json : o->explain) = true;
+            continue;
+        }
+        static const char* const kWithValue[] = {
+            "-o", "--color", "--gt", "--synth", "--size", "--seed", "--save-frames",
+            "--algo", "--backend", "--precision", "--levels", "--scale", "--warps", "--iters",
+            "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
+            "--window", "--platform", "--repeat"};
+        bool known = false;
+        for (const char* k : kWithValue) known = known || arg == k;
+        if (!known) {
+            *err = "unknown option '" + arg + "' (see --help)";
+            return ParseResult::Error;
+        }
+        if (!inline_value) {
+            if (i + 1 >= argc) {
+                *err = "option " + arg + " needs a value";
+                return ParseResult::Error;
+            }
+            value = argv[++i];
+        }
+        auto bad = [&](const char* what) {
+            *err = "bad value '" + value + "' for " + arg + " (" + what + ")";
+            return ParseResult::Error;
+        };
+        uint32_t u = 0;
+        float f = 0.0f;
+        if (arg == "-o") {
+            o->out_flo = value;
+        } else if (arg == "--color") {
+            o->color_png = value;
+        } else if (arg == "--gt") {
+            o->gt_flo = value;
+        } else if (arg == "--save-frames") {
+            o->save_prefix = value;
+        } else if (arg == "--platform") {
+            o->platform = value;
+        } else if (arg == "--synth") {
+            if (!one_of(value, {"translation", "rotation-zoom", "smooth-field", "occlusion",
+                                "noise-gain", "all"}))
+                return bad("translation, rotation-zoom, smooth-field, occlusion, noise-gain or all");
+            o->synth = value;
+        } else if (arg == "--algo") {
+            if (!one_of(value, {"tvl1", "hs", "clg", "lk"})) return bad("tvl1, hs, clg or lk");
+            o->algo = value;
+        } else if (arg == "--backend") {
+            if (!one_of(value, {"auto", "reference", "neon", "cuda"}))
+                return bad("auto, reference, neon or cuda");
+            o->backend = value;
+        } else if (arg == "--precision") {
+            if (!one_of(value, {"auto", "f32", "f16"})) return bad("auto, f32 or f16");
+            o->precision = value;
+        } else if (arg == "--size") {
+            if (!parse_size(value, &o->width, &o->height)) return bad("WxH, each 1..32768");
+            o->size_given = true;
+        } else if (arg == "--seed") {
+            if (!parse_u32(value, 0, 0xffffffffu, &o->seed)) return bad("an integer 0..4294967295");
+        } else if (arg == "--repeat") {
+            if (!parse_u32(value, 1, 10000, &o->repeat)) return bad("an integer 1..10000");
+        } else if (arg == "--levels" || arg == "--warps" || arg == "--iters" ||
+                   arg == "--threads" || arg == "--window") {
+            if (!parse_u32(value, 0, 0xffffffffu, &u)) return bad("a non-negative integer");
+            (arg == "--levels"    ? o->levels
+             : arg == "--warps"   ? o->warps
+             : arg == "--iters"   ? o->iters
+             : arg == "--threads" ? o->threads
+                                  : o->window) = u;
+        } else {
+            if (!parse_float(value, &f)) return bad("a number");
+            (arg == "--scale"     ? o->scale
+             : arg == "--epsilon" ? o->epsilon
+             : arg == "--lambda"  ? o->lambda
+             : arg == "--tau"     ? o->tau
+             : arg == "--theta"   ? o->theta
+             : arg == "--alpha"   ? o->alpha
+                                  : o->rho) = f;
+        }
+    }
+
+    const bool synth = !o->synth.empty();
+    if (synth && !o->frames.empty()) {
+        *err = "give either FRAME0 FRAME1 or --synth, not both";
+        return ParseResult::Error;
+    }
+    if (!synth && !o->frames.empty() && o->frames.size() != 2) {
+        *err = "expected two frames, got " + std::to_string(o->frames.size());
+        return ParseResult::Error;
+    }
+    if (!synth && o->frames.empty() && !o->explain) {
+        *err = "no input: give FRAME0 FRAME1 or --synth CASE (see --help)";
+        return ParseResult::Error;
+    }
+    if (synth && !o->gt_flo.empty()) {
+        *err = "--gt does not apply to --synth (its ground truth is built in)";
+        return ParseResult::Error;
+    }
+    if (!synth && !o->save_prefix.empty()) {
+        *err = "--save-frames needs --synth";
+        return ParseResult::Error;
+    }
+    if (!o->frames.empty() && o->size_given) {
+        *err = "--size applies to --synth and --explain without frames";
+        return ParseResult::Error;
+    }
+    return ParseResult::Run;
+}
+
+} // namespace cli

@@ -1,0 +1,161 @@
+#include "runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace cli {
+namespace {
+
+std::string status_line(const char* call, of_status s, const char* detail) {
+    std::string msg = std::string(call) + ": " + of_status_string(s);
+    if (detail && *detail) msg += std::string(" (") + detail + ")";
+    return msg;
+}
+
+} // namespace
+
+const char* algo_name(of_algorithm a) {
+    switch (a) {
+    case OF_ALGO_TVL1: return "tvl1";
+    case OF_ALGO_HS: return "hs";
+    case OF_ALGO_CLG: return "clg";
+    case OF_ALGO_LK: return "lk";
+    }
+    return "unknown";
+}
+
+const char* backend_name(of_backend b) {
+    switch (b) {
+    case OF_BACKEND_AUTO: return "auto";
+    case OF_BACKEND_REFERENCE: return "reference";
+    case OF_BACKEND_NEON: return "neon";
+    case OF_BACKEND_CUDA: return "cuda";
+    }
+    return "unknown";
+}
+
+const char* precision_name(of_precision p) {
+    switch (p) {
+    case OF_PRECISION_AUTO: return "auto";
+    case OF_PRECISION_F32: return "f32";
+    case OF_PRECISION_F16: return "f16";
+    }
+    return "unknown";
+}
+
+const char* format_name(of_pixel_format f) {
+    switch (f) {
+    case OF_PIXEL_U8: return "u8";
+    case OF_PIXEL_U16: return "u16";
+    case OF_PIXEL_F32: return "f32";
+    }
+    return "unknown";
+}
+
+bool Flow::create(const Options& o, int width, int height, of_pixel_format format,
+                  std::string* err) {
+    const of_algorithm algo = o.algo == "hs"    ? OF_ALGO_HS
+                              : o.algo == "clg" ? OF_ALGO_CLG
+                              : o.algo == "lk"  ? OF_ALGO_LK
+                                                : OF_ALGO_TVL1;
+    of_config cfg;
+    of_status s = of_config_init(&cfg, algo);
+    if (s != OF_OK) {
+        *err = status_line("of_config_init", s, of_last_error(nullptr));
+        return false;
+    }
+    cfg.max_width = static_cast<uint32_t>(width);
+    cfg.max_height = static_cast<uint32_t>(height);
+    cfg.format = format;
+    cfg.backend = o.backend == "reference" ? OF_BACKEND_REFERENCE
+                  : o.backend == "neon"    ? OF_BACKEND_NEON
+                  : o.backend == "cuda"    ? OF_BACKEND_CUDA
+                                           : OF_BACKEND_AUTO;
+    cfg.precision = o.precision == "f32"   ? OF_PRECISION_F32
+                    : o.precision == "f16" ? OF_PRECISION_F16
+                                           : OF_PRECISION_AUTO;
+    if (o.levels) cfg.levels = *o.levels;
+    if (o.scale) cfg.scale_factor = *o.scale;
+    if (o.warps) cfg.warps = *o.warps;
+    if (o.iters) cfg.iterations = *o.iters;
+    if (o.epsilon) cfg.epsilon = *o.epsilon;
+    if (o.threads) cfg.threads = *o.threads;
+    if (o.lambda) cfg.tvl1.lambda = *o.lambda;
+    if (o.tau) cfg.tvl1.tau = *o.tau;
+    if (o.theta) cfg.tvl1.theta = *o.theta;
+    if (o.alpha) cfg.hs.alpha = *o.alpha;
+    if (o.rho) cfg.hs.rho = *o.rho;
+    if (o.window) cfg.lk.window = *o.window;
+    if (o.platform) cfg.platform = o.platform->c_str();
+
+    of_destroy(ctx_);
+    ctx_ = nullptr;
+    s = of_create(&cfg, &ctx_);
+    if (s != OF_OK) {
+        ctx_ = nullptr;
+        *err = status_line("of_create", s, of_last_error(nullptr));
+        return false;
+    }
+    width_ = width;
+    height_ = height;
+    format_ = format;
+    return true;
+}
+
+bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
+                   std::vector<float>* uv, double* median_ms, std::string* err) {
+    of_image img[2];
+    const void* data[2] = {frame0, frame1};
+    for (int i = 0; i < 2; ++i) {
+        img[i] = of_image();
+        img[i].struct_size = sizeof(of_image);
+        img[i].format = format_;
+        img[i].memory = OF_MEMORY_HOST;
+        img[i].width = static_cast<uint32_t>(width_);
+        img[i].height = static_cast<uint32_t>(height_);
+        img[i].stride = stride;
+        img[i].data = data[i];
+    }
+    uv->assign(2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0.0f);
+    of_flow flow = of_flow();
+    flow.struct_size = sizeof(of_flow);
+    flow.layout = OF_FLOW_INTERLEAVED;
+    flow.memory = OF_MEMORY_HOST;
+    flow.width = static_cast<uint32_t>(width_);
+    flow.height = static_cast<uint32_t>(height_);
+    flow.stride = 2 * sizeof(float) * static_cast<std::size_t>(width_);
+    flow.u = uv->data();
+    flow.v = nullptr;
+
+    std::vector<double> ms;
+    for (uint32_t r = 0; r < repeat; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const of_status s = of_process(ctx_, &img[0], &img[1], &flow);
+        const auto t1 = std::chrono::steady_clock::now();
+        if (s != OF_OK) {
+            *err = status_line("of_process", s, of_last_error(ctx_));
+            return false;
+        }
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const std::size_t n = ms.size();
+    *median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    return true;
+}
+
+bool Flow::info(of_info* out, std::string* err) const {
+    *out = of_info();
+    out->struct_size = sizeof(of_info);
+    const of_status s = of_get_info(ctx_, out);
+    if (s != OF_OK) {
+        *err = status_line("of_get_info", s, of_last_error(ctx_));
+        return false;
+    }
+    // The library promises NUL-terminated text; do not rely on it when printing.
+    out->variant[sizeof out->variant - 1] = '\0';
+    out->reason[sizeof out->reason - 1] = '\0';
+    return true;
+}
+
+} // namespace cli

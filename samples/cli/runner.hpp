@@ -1,0 +1,48 @@
+// The part of oflow-cli that talks to liboflow: config from options, one context, timed
+// of_process calls, and names for the library's enums.
+#ifndef OFLOW_CLI_RUNNER_HPP
+#define OFLOW_CLI_RUNNER_HPP
+
+#include "args.hpp"
+
+#include <oflow.h>
+
+#include <string>
+#include <vector>
+
+namespace cli {
+
+/// Owns one of_context.
+class Flow {
+public:
+    Flow() = default;
+    ~Flow() { of_destroy(ctx_); }
+    Flow(const Flow&) = delete;
+    Flow& operator=(const Flow&) = delete;
+
+    /// Configures for frames of width x height in format and creates the context.
+    /// False: *err is one line with the status and of_last_error's text.
+    bool create(const Options& o, int width, int height, of_pixel_format format,
+                std::string* err);
+
+    /// Runs of_process `repeat` times on one frame pair (each `stride` bytes per row) into
+    /// uv (2 * width * height floats, interleaved); *median_ms is the median wall time.
+    bool process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
+                 std::vector<float>* uv, double* median_ms, std::string* err);
+
+    bool info(of_info* out, std::string* err) const;
+
+private:
+    of_context* ctx_ = nullptr;
+    int width_ = 0, height_ = 0;
+    of_pixel_format format_ = OF_PIXEL_U8;
+};
+
+const char* algo_name(of_algorithm a);
+const char* backend_name(of_backend b);
+const char* precision_name(of_precision p);
+const char* format_name(of_pixel_format f);
+
+} // namespace cli
+
+#endif

@@ -1,0 +1,97 @@
+/* header_c99: oflow.h alone, compiled as strict C99 (-std=c99 -pedantic -Wall -Wextra -Werror,
+ * see tests/CMakeLists.txt), used from C the way camera firmware uses it. Exit 0 pass, 1 fail. */
+#include "oflow.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Enum values are part of the ABI and never change. */
+typedef char of_check_ok[(OF_OK == 0) ? 1 : -1];
+typedef char of_check_null[(OF_ERR_NULL_POINTER == 1) ? 1 : -1];
+typedef char of_check_internal[(OF_ERR_INTERNAL == 14) ? 1 : -1];
+typedef char of_check_algo[(OF_ALGO_TVL1 == 1 && OF_ALGO_LK == 4) ? 1 : -1];
+typedef char of_check_fmt[(OF_PIXEL_U8 == 1 && OF_PIXEL_F32 == 3) ? 1 : -1];
+typedef char of_check_backend[(OF_BACKEND_AUTO == 0 && OF_BACKEND_CUDA == 3) ? 1 : -1];
+typedef char of_check_first[(offsetof(of_config, struct_size) == 0 &&
+                             offsetof(of_image, struct_size) == 0 &&
+                             offsetof(of_flow, struct_size) == 0 &&
+                             offsetof(of_memory, struct_size) == 0 &&
+                             offsetof(of_info, struct_size) == 0) ? 1 : -1];
+
+static int failures = 0;
+#define C_CHECK(cond)                                                                 \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            ++failures;                                                               \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                             \
+    } while (0)
+
+int main(void) {
+    int s;
+    of_config cfg;
+    of_context* ctx = NULL;
+    unsigned char f0[16 * 12], f1[16 * 12];
+    float u[16 * 12], v[16 * 12];
+    of_image a, b;
+    of_flow flow;
+    of_status rc;
+    int x, y;
+
+    C_CHECK(of_version() == (uint32_t)OF_VERSION);
+    for (s = 0; s <= 14; ++s) {
+        const char* str = of_status_string((of_status)s);
+        C_CHECK(str != NULL && str[0] != '\0');
+    }
+    C_CHECK(of_status_string((of_status)99) != NULL);
+    of_destroy(NULL);
+
+    /* create / process / destroy from C: a 16x12 pair shifted by one pixel. */
+    memset(&cfg, 0, sizeof cfg);
+    C_CHECK(of_config_init(&cfg, OF_ALGO_TVL1) == OF_OK);
+    C_CHECK(cfg.struct_size == sizeof(of_config));
+    cfg.max_width = 16;
+    cfg.max_height = 12;
+    cfg.backend = OF_BACKEND_REFERENCE;
+    cfg.iterations = 20;
+    rc = of_create(&cfg, &ctx);
+    C_CHECK(rc == OF_OK);
+    if (rc != OF_OK) {
+        fprintf(stderr, "of_create: %s: %s\n", of_status_string(rc), of_last_error(NULL));
+        return 1;
+    }
+    for (y = 0; y < 12; ++y)
+        for (x = 0; x < 16; ++x) {
+            f0[y * 16 + x] = (unsigned char)((x * 37 + y * 91 + (x * y) % 7 * 13) & 0xff);
+            f1[y * 16 + x] = (unsigned char)(((x - 1) * 37 + y * 91 + ((x - 1) * y) % 7 * 13) & 0xff);
+        }
+    memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    a.format = OF_PIXEL_U8;
+    a.memory = OF_MEMORY_HOST;
+    a.width = 16;
+    a.height = 12;
+    a.stride = 16;
+    a.data = f0;
+    b = a;
+    b.data = f1;
+    memset(&flow, 0, sizeof flow);
+    flow.struct_size = sizeof flow;
+    flow.layout = OF_FLOW_PLANAR;
+    flow.memory = OF_MEMORY_HOST;
+    flow.width = 16;
+    flow.height = 12;
+    flow.stride = 16 * sizeof(float);
+    flow.u = u;
+    flow.v = v;
+    rc = of_process(ctx, &a, &b, &flow);
+    C_CHECK(rc == OF_OK);
+    if (rc != OF_OK) fprintf(stderr, "of_process: %s: %s\n", of_status_string(rc), of_last_error(ctx));
+    rc = of_process(NULL, &a, &b, &flow);
+    C_CHECK(rc == OF_ERR_NULL_POINTER);
+    C_CHECK(of_last_error(NULL)[0] != '\0');
+    of_destroy(ctx);
+
+    printf("header_c99: %s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}
