@@ -1,0 +1,366 @@
+// oflow-cli: dense optical flow between two frames (or built-in synthetic frames), written
+// as Middlebury .flo / colour PNG, with EPE/AAE against ground truth when it is known.
+// Every failure ends in exactly one "oflow-cli: error: ..." line on stderr and exit code 2.
+#include "args.hpp"
+#include "flo_io.hpp"
+#include "flow_color.hpp"
+#include "flow_metrics.hpp"
+#include "image_io.hpp"
+#include "runner.hpp"
+
+#include "core/synth.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace cli;
+
+struct Failure {
+    std::string message;
+};
+
+void check(bool ok, const std::string& err) {
+    if (!ok) throw Failure{err};
+}
+
+/// One frame pair in the format handed to the library.
+struct Frames {
+    std::string label; // "a.png b.png" or "synth translation"
+    int width = 0, height = 0;
+    of_pixel_format format = OF_PIXEL_U8;
+    std::vector<uint8_t> u8[2];
+    std::vector<uint16_t> u16[2];
+    std::vector<float> f32[2];
+    std::vector<float> gt; // interleaved ground truth, empty when unknown
+
+    const void* data(int i) const {
+        return format == OF_PIXEL_U8    ? static_cast<const void*>(u8[i].data())
+               : format == OF_PIXEL_U16 ? static_cast<const void*>(u16[i].data())
+                                        : static_cast<const void*>(f32[i].data());
+    }
+    std::size_t stride() const {
+        const std::size_t bpp = format == OF_PIXEL_U8 ? 1 : format == OF_PIXEL_U16 ? 2 : 4;
+        return bpp * static_cast<std::size_t>(width);
+    }
+};
+
+struct Result {
+    std::string label;
+    int width = 0, height = 0;
+    of_pixel_format format = OF_PIXEL_U8;
+    of_info info = of_info();
+    double ms = 0.0;
+    uint32_t repeat = 1;
+    bool has_gt = false;
+    FlowError error;
+};
+
+// ---- inputs -------------------------------------------------------------------------------
+
+Frames load_files(const Options& o) {
+    LumaImage img[2];
+    std::string err;
+    for (int i = 0; i < 2; ++i) check(read_image(o.frames[i], &img[i], &err), err);
+    if (img[0].width != img[1].width || img[0].height != img[1].height)
+        throw Failure{"frames differ in size: " + o.frames[0] + " is " +
+                      std::to_string(img[0].width) + "x" + std::to_string(img[0].height) +
+                      ", " + o.frames[1] + " is " + std::to_string(img[1].width) + "x" +
+                      std::to_string(img[1].height)};
+    Frames f;
+    f.label = o.frames[0] + " " + o.frames[1];
+    f.width = img[0].width;
+    f.height = img[0].height;
+    f.format = img[0].depth == 8 && img[1].depth == 8 ? OF_PIXEL_U8 : OF_PIXEL_U16;
+    for (int i = 0; i < 2; ++i) {
+        const std::vector<uint16_t>& p = img[i].pixels;
+        if (f.format == OF_PIXEL_U8) {
+            f.u8[i].assign(p.begin(), p.end()); // values are 0..255
+        } else {
+            f.u16[i] = p;
+            if (img[i].depth == 8)
+                for (uint16_t& v : f.u16[i]) v = static_cast<uint16_t>(v * 257);
+        }
+    }
+    if (!o.gt_flo.empty()) {
+        FlowField gt;
+        check(read_flo(o.gt_flo, &gt, &err), err);
+        if (gt.width != f.width || gt.height != f.height)
+            throw Failure{o.gt_flo + ": ground truth is " + std::to_string(gt.width) + "x" +
+                          std::to_string(gt.height) + " but the frames are " +
+                          std::to_string(f.width) + "x" + std::to_string(f.height)};
+        f.gt.swap(gt.uv);
+    }
+    return f;
+}
+
+Frames make_synth(oflow::synth::Case c, const Options& o) {
+    Frames f;
+    f.label = std::string("synth ") + oflow::synth::case_name(c);
+    f.width = o.width;
+    f.height = o.height;
+    f.format = OF_PIXEL_F32;
+    const std::size_t n = static_cast<std::size_t>(o.width) * static_cast<std::size_t>(o.height);
+    f.f32[0].resize(n);
+    f.f32[1].resize(n);
+    std::vector<float> gu(n), gv(n);
+    oflow::synth::generate(c, o.width, o.height, o.seed, f.f32[0].data(), f.f32[1].data(),
+                           gu.data(), gv.data(), o.width);
+    f.gt.resize(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        f.gt[2 * i] = gu[i];
+        f.gt[2 * i + 1] = gv[i];
+    }
+    return f;
+}
+
+void save_synth(const Frames& f, const std::string& prefix) {
+    std::string err;
+    std::vector<uint8_t> px(f.f32[0].size());
+    for (int i = 0; i < 2; ++i) {
+        for (std::size_t k = 0; k < px.size(); ++k) {
+            const float v = std::round(f.f32[i][k]);
+            px[k] = static_cast<uint8_t>(v < 0.0f ? 0.0f : (v > 255.0f ? 255.0f : v));
+        }
+        check(write_png(prefix + std::to_string(i) + ".png", f.width, f.height, 1, 8, px.data(),
+                        &err),
+              err);
+    }
+    check(write_flo(prefix + "_gt.flo", f.width, f.height, f.gt.data(), &err), err);
+}
+
+// "out.flo" + "-translation" -> "out-translation.flo" (before the extension, if any).
+std::string with_suffix(const std::string& path, const std::string& suffix) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || dot == 0 || (slash != std::string::npos && dot < slash + 2))
+        return path + suffix;
+    return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+// ---- output -------------------------------------------------------------------------------
+
+std::string json_string(const char* s) {
+    std::string out = "\"";
+    for (; *s; ++s) {
+        const unsigned char c = static_cast<unsigned char>(*s);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_number(double v, const char* fmt) {
+    if (!std::isfinite(v)) return "null";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+std::string result_json(const Result& r) {
+    const of_info& in = r.info;
+    std::string s = "{\"input\":" + json_string(r.label.c_str()) +
+                    ",\"width\":" + std::to_string(r.width) +
+                    ",\"height\":" + std::to_string(r.height) +
+                    ",\"format\":" + json_string(format_name(r.format)) +
+                    ",\"algorithm\":" + json_string(algo_name(in.algorithm)) +
+                    ",\"backend\":" + json_string(backend_name(in.backend)) +
+                    ",\"precision\":" + json_string(precision_name(in.precision)) +
+                    ",\"variant\":" + json_string(in.variant) +
+                    ",\"levels\":" + std::to_string(in.last_levels) +
+                    ",\"threads\":" + std::to_string(in.threads) +
+                    ",\"iterations\":" + std::to_string(in.last_iterations) +
+                    ",\"ms\":" + json_number(r.ms, "%.3f") +
+                    ",\"repeat\":" + std::to_string(r.repeat);
+    if (r.has_gt)
+        s += ",\"epe\":" + json_number(r.error.epe, "%.6f") +
+             ",\"aae\":" + json_number(r.error.aae, "%.6f");
+    return s + "}";
+}
+
+void print_human(const Result& r) {
+    const of_info& in = r.info;
+    std::printf("input      %s: %dx%d %s\n", r.label.c_str(), r.width, r.height,
+                format_name(r.format));
+    std::printf("flow       %s on %s (variant %s, precision %s), %u levels, %u thread%s\n",
+                algo_name(in.algorithm), backend_name(in.backend), in.variant,
+                precision_name(in.precision), in.last_levels, in.threads,
+                in.threads == 1 ? "" : "s");
+    std::printf("time       %.3f ms%s, %llu iterations\n", r.ms,
+                r.repeat > 1 ? (" (median of " + std::to_string(r.repeat) + ")").c_str() : "",
+                static_cast<unsigned long long>(in.last_iterations));
+    if (r.has_gt) std::printf("EPE %.3f  AAE %.2f\n", r.error.epe, r.error.aae);
+}
+
+void print_table(const std::vector<Result>& rs) {
+    std::printf("%-14s %-10s %-10s %-8s %10s %10s %8s %8s\n", "case", "size", "backend",
+                "variant", "ms", "iters", "epe", "aae");
+    for (const Result& r : rs) {
+        const std::string size = std::to_string(r.width) + "x" + std::to_string(r.height);
+        std::printf("%-14s %-10s %-10s %-8s %10.3f %10llu %8.3f %8.2f\n", r.label.c_str(),
+                    size.c_str(), backend_name(r.info.backend), r.info.variant, r.ms,
+                    static_cast<unsigned long long>(r.info.last_iterations), r.error.epe,
+                    r.error.aae);
+    }
+}
+
+// ---- the work -----------------------------------------------------------------------------
+
+Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
+               const std::string& color_png) {
+    std::string err;
+    Flow flow;
+    check(flow.create(o, f.width, f.height, f.format, &err), err);
+    std::vector<float> uv;
+    Result r;
+    check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, &r.ms, &err), err);
+    check(flow.info(&r.info, &err), err);
+    r.label = f.label;
+    r.width = f.width;
+    r.height = f.height;
+    r.format = f.format;
+    r.repeat = o.repeat;
+    if (!f.gt.empty()) {
+        r.has_gt = true;
+        r.error = flow_error(uv.data(), f.gt.data(), uv.size() / 2);
+    }
+    if (!out_flo.empty()) check(write_flo(out_flo, f.width, f.height, uv.data(), &err), err);
+    if (!color_png.empty()) {
+        std::vector<uint8_t> rgb(uv.size() / 2 * 3);
+        flow_to_rgb(uv.data(), uv.size() / 2, rgb.data());
+        check(write_png(color_png, f.width, f.height, 3, 8, rgb.data(), &err), err);
+    }
+    return r;
+}
+
+int explain(const Options& o) {
+    int w = o.width, h = o.height;
+    of_pixel_format format = o.synth.empty() ? OF_PIXEL_U8 : OF_PIXEL_F32;
+    std::string label = o.synth.empty() ? "" : "synth " + o.synth;
+    if (!o.frames.empty()) {
+        Options quiet = o;
+        quiet.gt_flo.clear();
+        const Frames f = load_files(quiet);
+        w = f.width;
+        h = f.height;
+        format = f.format;
+        label = f.label;
+    }
+    std::string err;
+    Flow flow;
+    check(flow.create(o, w, h, format, &err), err);
+    of_info in;
+    check(flow.info(&in, &err), err);
+    if (o.json) {
+        std::printf("{\"width\":%d,\"height\":%d,\"format\":%s,\"algorithm\":%s,\"backend\":%s,"
+                    "\"precision\":%s,\"variant\":%s,\"levels\":%u,\"threads\":%u,"
+                    "\"host_bytes\":%llu,\"device_bytes\":%llu,\"reason\":%s}\n",
+                    w, h, json_string(format_name(format)).c_str(),
+                    json_string(algo_name(in.algorithm)).c_str(),
+                    json_string(backend_name(in.backend)).c_str(),
+                    json_string(precision_name(in.precision)).c_str(),
+                    json_string(in.variant).c_str(), in.levels, in.threads,
+                    static_cast<unsigned long long>(in.host_bytes),
+                    static_cast<unsigned long long>(in.device_bytes),
+                    json_string(in.reason).c_str());
+        return 0;
+    }
+    std::printf("size       %dx%d %s%s%s\n", w, h, format_name(format),
+                label.empty() ? "" : " from ", label.c_str());
+    std::printf("algorithm  %s\n", algo_name(in.algorithm));
+    std::printf("backend    %s\n", backend_name(in.backend));
+    std::printf("precision  %s\n", precision_name(in.precision));
+    std::printf("variant    %s\n", in.variant);
+    std::printf("levels     %u\n", in.levels);
+    std::printf("threads    %u\n", in.threads);
+    std::printf("memory     host %llu bytes, device %llu bytes\n",
+                static_cast<unsigned long long>(in.host_bytes),
+                static_cast<unsigned long long>(in.device_bytes));
+    std::printf("reason     %s\n", in.reason);
+    return 0;
+}
+
+int run(const Options& o) {
+    if (o.explain) return explain(o);
+    if (o.synth.empty()) {
+        const Result r = run_one(o, load_files(o), o.out_flo, o.color_png);
+        if (o.json)
+            std::printf("%s\n", result_json(r).c_str());
+        else
+            print_human(r);
+        return 0;
+    }
+    std::vector<oflow::synth::Case> cases;
+    const bool all = o.synth == "all";
+    for (int i = 0; i < static_cast<int>(oflow::synth::Case::Count); ++i) {
+        const auto c = static_cast<oflow::synth::Case>(i);
+        if (all || o.synth == oflow::synth::case_name(c)) cases.push_back(c);
+    }
+    check(!cases.empty(), "unknown synthetic case '" + o.synth + "'");
+    std::vector<Result> results;
+    for (oflow::synth::Case c : cases) {
+        const std::string tag = all ? std::string("-") + oflow::synth::case_name(c) : "";
+        Frames f = make_synth(c, o);
+        if (!o.save_prefix.empty()) save_synth(f, o.save_prefix + tag);
+        results.push_back(run_one(o, f, o.out_flo.empty() ? "" : with_suffix(o.out_flo, tag),
+                                  o.color_png.empty() ? "" : with_suffix(o.color_png, tag)));
+        if (all) results.back().label = oflow::synth::case_name(c);
+    }
+    if (o.json) {
+        if (!all) {
+            std::printf("%s\n", result_json(results[0]).c_str());
+        } else {
+            std::printf("[");
+            for (std::size_t i = 0; i < results.size(); ++i)
+                std::printf("%s%s", i ? ",\n " : "", result_json(results[i]).c_str());
+            std::printf("]\n");
+        }
+    } else if (all) {
+        print_table(results);
+    } else {
+        print_human(results[0]);
+    }
+    return 0;
+}
+
+int fail(std::string message) {
+    for (char& c : message)
+        if (c == '\n' || c == '\r') c = ' ';
+    std::fflush(stdout);
+    std::fprintf(stderr, "oflow-cli: error: %s\n", message.c_str());
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        Options o;
+        std::string err;
+        switch (parse_args(argc, argv, &o, &err)) {
+        case ParseResult::Help: std::fputs(usage_text(), stdout); return 0;
+        case ParseResult::Error: return fail(err);
+        case ParseResult::Run: break;
+        }
+        return run(o);
+    } catch (const Failure& f) {
+        return fail(f.message);
+    } catch (const std::bad_alloc&) {
+        return fail("out of memory");
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+}

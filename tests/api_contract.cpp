@@ -1,0 +1,849 @@
+// api_contract: every bad input has its exact status, a non-empty message, writes nothing
+// to the output and leaves the context usable (the next valid call succeeds). Also the
+// defaults of of_config_init, of_get_info, of_status_string, of_version, of_destroy(NULL)
+// and the per-thread of_last_error(NULL).
+#include "test_util.hpp"
+
+#include <cfloat>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+using namespace oftest;
+
+namespace {
+
+const uint32_t kMaxW = 64, kMaxH = 48; // context maximum
+const uint32_t kW = 48, kH = 40;       // frames used (smaller than the maximum)
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+bool nonempty(const char* m) { return m != nullptr && m[0] != '\0'; }
+
+#define CHECK_STATUS(got, want, what)                                                        \
+    CHECK_MSG((got) == (want), "%s: got %s, want %s", (what), st(got), st(want))
+
+bool have_nvidia_device() { return access("/dev/nvidiactl", F_OK) == 0; }
+
+bool is_x86() {
+#if defined(__x86_64__) || defined(__i386__)
+    return true;
+#else
+    return false;
+#endif
+}
+
+// ---- of_config_init / of_query_memory / of_create ---------------------------------------------
+
+void test_config_init() {
+    CHECK_STATUS(of_config_init(nullptr, OF_ALGO_TVL1), OF_ERR_NULL_POINTER, "config_init(NULL)");
+    CHECK(nonempty(of_last_error(nullptr)));
+
+    // Unknown algorithm: INVALID_ARGUMENT and *cfg untouched.
+    const int bad_algos[] = {0, 5, 99, -1};
+    for (int a : bad_algos) {
+        of_config c;
+        std::memset(&c, 0x5A, sizeof c);
+        of_config copy = c;
+        of_status s = of_config_init(&c, static_cast<of_algorithm>(a));
+        CHECK_MSG(s == OF_ERR_INVALID_ARGUMENT, "config_init(algo %d): got %s", a, st(s));
+        CHECK_MSG(std::memcmp(&c, &copy, sizeof c) == 0, "config_init(algo %d) wrote to cfg", a);
+        CHECK(nonempty(of_last_error(nullptr)));
+    }
+
+    // TV-L1 defaults as documented in oflow.h.
+    of_config c;
+    std::memset(&c, 0x5A, sizeof c);
+    CHECK_STATUS(of_config_init(&c, OF_ALGO_TVL1), OF_OK, "config_init(TVL1)");
+    CHECK(c.struct_size == sizeof(of_config));
+    CHECK(c.algorithm == OF_ALGO_TVL1);
+    CHECK(c.max_width == 640 && c.max_height == 480);
+    CHECK(c.format == OF_PIXEL_U8);
+    CHECK(c.levels == 0);
+    CHECK(c.scale_factor == 0.5f);
+    CHECK(c.warps == 5);
+    CHECK(c.iterations == 300);
+    CHECK(c.epsilon == 0.01f);
+    CHECK(c.presmooth_sigma == 0.8f);
+    CHECK(c.backend == OF_BACKEND_AUTO);
+    CHECK(c.precision == OF_PRECISION_AUTO);
+    CHECK(c.threads == 1);
+    CHECK(c.time_budget_ms == 0.0f);
+    CHECK(c.tvl1.tau == 0.25f && c.tvl1.lambda == 0.15f && c.tvl1.theta == 0.3f);
+    CHECK(c.host_arena == nullptr && c.device_arena == nullptr && c.cuda_stream == nullptr);
+    CHECK(c.platform == nullptr);
+
+    // HS / CLG / LK fill their defaults and return OK; query and create say UNSUPPORTED.
+    const of_algorithm later[] = {OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK};
+    for (of_algorithm a : later) {
+        of_config h;
+        std::memset(&h, 0x5A, sizeof h);
+        of_status s = of_config_init(&h, a);
+        CHECK_MSG(s == OF_OK, "config_init(algo %d): got %s", static_cast<int>(a), st(s));
+        CHECK(h.struct_size == sizeof(of_config));
+        CHECK(h.algorithm == a);
+        if (a == OF_ALGO_HS || a == OF_ALGO_CLG) {
+            CHECK(h.hs.alpha == 15.0f);
+            CHECK(h.hs.rho == (a == OF_ALGO_HS ? 0.0f : 2.0f));
+            CHECK(h.hs.solver == OF_SOLVER_JACOBI);
+            CHECK(h.hs.omega == 1.6f);
+        } else {
+            CHECK(h.lk.window == 9);
+            CHECK(h.lk.min_eigen == 1e-3f);
+        }
+        h.max_width = 64;
+        h.max_height = 48;
+        of_memory m;
+        std::memset(&m, 0, sizeof m);
+        m.struct_size = sizeof m;
+        s = of_query_memory(&h, &m);
+        CHECK_MSG(s == OF_ERR_UNSUPPORTED, "query(algo %d): got %s", static_cast<int>(a), st(s));
+        CHECK(nonempty(of_last_error(nullptr)));
+        of_context* ctx = reinterpret_cast<of_context*>(&h); // must be overwritten with NULL
+        s = of_create(&h, &ctx);
+        CHECK_MSG(s == OF_ERR_UNSUPPORTED, "create(algo %d): got %s", static_cast<int>(a), st(s));
+        CHECK(ctx == nullptr);
+        CHECK(nonempty(of_last_error(nullptr)));
+        if (ctx != nullptr && s == OF_OK) of_destroy(ctx);
+    }
+}
+
+struct CfgCase {
+    const char* what;
+    void (*mod)(of_config&);
+    of_status want;
+};
+
+// Each case changes one field of a valid config (REFERENCE backend, 64x48).
+const CfgCase kCfgCases[] = {
+    {"struct_size 0", [](of_config& c) { c.struct_size = 0; }, OF_ERR_STRUCT_SIZE},
+    {"struct_size - 1", [](of_config& c) { c.struct_size = sizeof(of_config) - 1; }, OF_ERR_STRUCT_SIZE},
+    {"struct_size + 8", [](of_config& c) { c.struct_size = sizeof(of_config) + 8; }, OF_ERR_STRUCT_SIZE},
+    {"algorithm 0", [](of_config& c) { c.algorithm = static_cast<of_algorithm>(0); }, OF_ERR_INVALID_ARGUMENT},
+    {"algorithm 7", [](of_config& c) { c.algorithm = static_cast<of_algorithm>(7); }, OF_ERR_INVALID_ARGUMENT},
+    {"max_width 0", [](of_config& c) { c.max_width = 0; }, OF_ERR_INVALID_ARGUMENT},
+    {"max_height 0", [](of_config& c) { c.max_height = 0; }, OF_ERR_INVALID_ARGUMENT},
+    {"max_width 32769", [](of_config& c) { c.max_width = 32769; }, OF_ERR_INVALID_ARGUMENT},
+    {"max_height 32769", [](of_config& c) { c.max_height = 32769; }, OF_ERR_INVALID_ARGUMENT},
+    {"max_width 4e9", [](of_config& c) { c.max_width = 4000000000u; }, OF_ERR_INVALID_ARGUMENT},
+    {"format 0", [](of_config& c) { c.format = static_cast<of_pixel_format>(0); }, OF_ERR_FORMAT},
+    {"format 4", [](of_config& c) { c.format = static_cast<of_pixel_format>(4); }, OF_ERR_FORMAT},
+    {"levels 17", [](of_config& c) { c.levels = 17; }, OF_ERR_INVALID_ARGUMENT},
+    {"scale_factor 0", [](of_config& c) { c.scale_factor = 0.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"scale_factor -0.5", [](of_config& c) { c.scale_factor = -0.5f; }, OF_ERR_INVALID_ARGUMENT},
+    {"scale_factor 1", [](of_config& c) { c.scale_factor = 1.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"scale_factor 1.5", [](of_config& c) { c.scale_factor = 1.5f; }, OF_ERR_INVALID_ARGUMENT},
+    {"scale_factor NaN", [](of_config& c) { c.scale_factor = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"warps 0", [](of_config& c) { c.warps = 0; }, OF_ERR_INVALID_ARGUMENT},
+    {"warps 101", [](of_config& c) { c.warps = 101; }, OF_ERR_INVALID_ARGUMENT},
+    {"iterations 0", [](of_config& c) { c.iterations = 0; }, OF_ERR_INVALID_ARGUMENT},
+    {"iterations 100001", [](of_config& c) { c.iterations = 100001; }, OF_ERR_INVALID_ARGUMENT},
+    {"tau 0", [](of_config& c) { c.tvl1.tau = 0.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"tau -0.1", [](of_config& c) { c.tvl1.tau = -0.1f; }, OF_ERR_INVALID_ARGUMENT},
+    {"tau 0.26", [](of_config& c) { c.tvl1.tau = 0.26f; }, OF_ERR_INVALID_ARGUMENT},
+    {"tau NaN", [](of_config& c) { c.tvl1.tau = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"lambda 0", [](of_config& c) { c.tvl1.lambda = 0.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"lambda -1", [](of_config& c) { c.tvl1.lambda = -1.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"lambda NaN", [](of_config& c) { c.tvl1.lambda = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"theta 0", [](of_config& c) { c.tvl1.theta = 0.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"theta -1", [](of_config& c) { c.tvl1.theta = -1.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"theta NaN", [](of_config& c) { c.tvl1.theta = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"epsilon -0.01", [](of_config& c) { c.epsilon = -0.01f; }, OF_ERR_INVALID_ARGUMENT},
+    {"epsilon NaN", [](of_config& c) { c.epsilon = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"presmooth_sigma -0.1", [](of_config& c) { c.presmooth_sigma = -0.1f; }, OF_ERR_INVALID_ARGUMENT},
+    {"presmooth_sigma 8.01", [](of_config& c) { c.presmooth_sigma = 8.01f; }, OF_ERR_INVALID_ARGUMENT},
+    {"presmooth_sigma NaN", [](of_config& c) { c.presmooth_sigma = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"threads 0", [](of_config& c) { c.threads = 0; }, OF_ERR_INVALID_ARGUMENT},
+    {"threads 65", [](of_config& c) { c.threads = 65; }, OF_ERR_INVALID_ARGUMENT},
+    {"backend 4", [](of_config& c) { c.backend = static_cast<of_backend>(4); }, OF_ERR_INVALID_ARGUMENT},
+    {"backend 99", [](of_config& c) { c.backend = static_cast<of_backend>(99); }, OF_ERR_INVALID_ARGUMENT},
+    {"precision 3", [](of_config& c) { c.precision = static_cast<of_precision>(3); }, OF_ERR_INVALID_ARGUMENT},
+    {"time_budget_ms 5", [](of_config& c) { c.time_budget_ms = 5.0f; }, OF_ERR_UNSUPPORTED},
+};
+
+of_config base_cfg(of_pixel_format fmt = OF_PIXEL_U8) {
+    of_config c = tvl1_config(kMaxW, kMaxH);
+    c.format = fmt;
+    c.backend = OF_BACKEND_REFERENCE;
+    c.warps = 2;
+    c.iterations = 10;
+    return c;
+}
+
+// A config case through of_query_memory and of_create: status, message, outputs.
+void expect_cfg_error(const of_config& c, of_status want, const char* what) {
+    of_memory m;
+    std::memset(&m, 0x3C, sizeof m);
+    m.struct_size = sizeof m;
+    of_memory copy = m;
+    of_status s = of_query_memory(&c, &m);
+    CHECK_MSG(s == want, "query(%s): got %s, want %s", what, st(s), st(want));
+    CHECK_MSG(std::memcmp(&m, &copy, sizeof m) == 0, "query(%s) wrote to *need", what);
+    CHECK_MSG(nonempty(of_last_error(nullptr)), "query(%s): empty message", what);
+
+    of_context* ctx = reinterpret_cast<of_context*>(&m);
+    s = of_create(&c, &ctx);
+    CHECK_MSG(s == want, "create(%s): got %s, want %s", what, st(s), st(want));
+    CHECK_MSG(ctx == nullptr, "create(%s): *out not set to NULL", what);
+    CHECK_MSG(nonempty(of_last_error(nullptr)), "create(%s): empty message", what);
+    if (s == OF_OK && ctx != nullptr && ctx != reinterpret_cast<of_context*>(&m)) of_destroy(ctx);
+}
+
+void test_config_errors() {
+    for (const CfgCase& k : kCfgCases) {
+        of_config c = base_cfg();
+        k.mod(c);
+        expect_cfg_error(c, k.want, k.what);
+    }
+
+    // NULL pointers.
+    of_config c = base_cfg();
+    of_memory m;
+    std::memset(&m, 0, sizeof m);
+    m.struct_size = sizeof m;
+    CHECK_STATUS(of_query_memory(nullptr, &m), OF_ERR_NULL_POINTER, "query(NULL cfg)");
+    CHECK(nonempty(of_last_error(nullptr)));
+    CHECK_STATUS(of_query_memory(&c, nullptr), OF_ERR_NULL_POINTER, "query(NULL need)");
+    CHECK(nonempty(of_last_error(nullptr)));
+    of_context* ctx = reinterpret_cast<of_context*>(&m);
+    CHECK_STATUS(of_create(nullptr, &ctx), OF_ERR_NULL_POINTER, "create(NULL cfg)");
+    CHECK(ctx == nullptr);
+    CHECK(nonempty(of_last_error(nullptr)));
+    CHECK_STATUS(of_create(&c, nullptr), OF_ERR_NULL_POINTER, "create(NULL out)");
+    CHECK(nonempty(of_last_error(nullptr)));
+
+    // of_memory.struct_size.
+    const uint32_t bad_sizes[] = {0, static_cast<uint32_t>(sizeof(of_memory) - 1),
+                                  static_cast<uint32_t>(sizeof(of_memory) + 8)};
+    for (uint32_t bs : bad_sizes) {
+        of_memory mm;
+        std::memset(&mm, 0x3C, sizeof mm);
+        mm.struct_size = bs;
+        of_memory copy = mm;
+        of_status s = of_query_memory(&c, &mm);
+        CHECK_MSG(s == OF_ERR_STRUCT_SIZE, "query(need.struct_size %u): got %s", bs, st(s));
+        CHECK(std::memcmp(&mm, &copy, sizeof mm) == 0);
+        CHECK(nonempty(of_last_error(nullptr)));
+    }
+
+    // Backends not in this build / machine. NEON is never available on x86; CUDA needs a
+    // CUDA build and a GPU: without /dev/nvidiactl it must be unavailable.
+    {
+        of_config n = base_cfg();
+        n.backend = OF_BACKEND_NEON;
+        if (is_x86()) {
+            expect_cfg_error(n, OF_ERR_BACKEND_UNAVAILABLE, "backend NEON on x86");
+        }
+        of_config g = base_cfg();
+        g.backend = OF_BACKEND_CUDA;
+        if (!have_nvidia_device()) {
+            expect_cfg_error(g, OF_ERR_BACKEND_UNAVAILABLE, "backend CUDA without a GPU");
+        } else {
+            of_context* cc = nullptr;
+            of_status s = of_create(&g, &cc);
+            CHECK_MSG(s == OF_OK || s == OF_ERR_BACKEND_UNAVAILABLE, "backend CUDA: got %s", st(s));
+            if (s == OF_OK) {
+                of_info info;
+                std::memset(&info, 0, sizeof info);
+                info.struct_size = sizeof info;
+                CHECK(of_get_info(cc, &info) == OF_OK && info.backend == OF_BACKEND_CUDA);
+                of_destroy(cc);
+            } else {
+                CHECK(cc == nullptr);
+            }
+        }
+    }
+
+    // Valid edges are accepted by query (no allocation needed for that).
+    {
+        of_config e = base_cfg();
+        e.max_width = 1;
+        e.max_height = 1;
+        e.levels = 16;
+        e.scale_factor = 0.99f;
+        e.warps = 100;
+        e.iterations = 100000;
+        e.tvl1.tau = 0.25f;
+        e.epsilon = 0.0f;
+        e.presmooth_sigma = 8.0f;
+        e.threads = 64;
+        of_memory mm;
+        std::memset(&mm, 0, sizeof mm);
+        mm.struct_size = sizeof mm;
+        of_status s = of_query_memory(&e, &mm);
+        CHECK_MSG(s == OF_OK, "query(valid edge values): got %s (%s)", st(s), of_last_error(nullptr));
+        e.presmooth_sigma = 0.0f;
+        e.scale_factor = 0.01f;
+        s = of_query_memory(&e, &mm);
+        CHECK_MSG(s == OF_OK, "query(sigma 0, factor 0.01): got %s (%s)", st(s), of_last_error(nullptr));
+    }
+
+    // F16 on the reference path: runs F32 and says so.
+    {
+        of_config h = base_cfg();
+        h.precision = OF_PRECISION_F16;
+        of_context* cc = nullptr;
+        of_status s = of_create(&h, &cc);
+        CHECK_MSG(s == OF_OK, "create(reference, F16): got %s (%s)", st(s), of_last_error(nullptr));
+        if (s == OF_OK) {
+            of_info info;
+            std::memset(&info, 0, sizeof info);
+            info.struct_size = sizeof info;
+            CHECK(of_get_info(cc, &info) == OF_OK);
+            CHECK_MSG(info.precision == OF_PRECISION_F32, "reference F16 reports precision %d",
+                      static_cast<int>(info.precision));
+            of_destroy(cc);
+        }
+    }
+}
+
+// Allocation failure: a maximum config needs tens of GB. Skipped where the machine could
+// actually commit that much (then of_create would succeed, correctly).
+void test_out_of_memory() {
+    of_config c = base_cfg();
+    c.max_width = 32768;
+    c.max_height = 32768;
+    of_memory m;
+    std::memset(&m, 0, sizeof m);
+    m.struct_size = sizeof m;
+    of_status s = of_query_memory(&c, &m);
+    CHECK_MSG(s == OF_OK, "query(32768x32768): got %s (%s)", st(s), of_last_error(nullptr));
+    if (s != OF_OK) return;
+    CHECK(m.host_bytes > static_cast<size_t>(32768) * 32768 * 4);
+    const long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    const double ram = static_cast<double>(pages) * static_cast<double>(psize);
+    if (static_cast<double>(m.host_bytes) < 2.0 * ram) {
+        std::printf("out-of-memory check skipped: plan %.1f GB, RAM %.1f GB\n",
+                    static_cast<double>(m.host_bytes) / 1e9, ram / 1e9);
+        return;
+    }
+    of_context* ctx = reinterpret_cast<of_context*>(&m);
+    s = of_create(&c, &ctx);
+    CHECK_MSG(s == OF_ERR_OUT_OF_MEMORY, "create(32768x32768, %.1f GB): got %s",
+              static_cast<double>(m.host_bytes) / 1e9, st(s));
+    CHECK(ctx == nullptr);
+    CHECK(nonempty(of_last_error(nullptr)));
+    if (s == OF_OK && ctx != nullptr && ctx != reinterpret_cast<of_context*>(&m)) of_destroy(ctx);
+}
+
+// ---- of_process -------------------------------------------------------------------------------
+
+// A context plus valid frames and a valid flow; bad variants are derived from these.
+struct Fixture {
+    of_context* ctx = nullptr;
+    of_pixel_format fmt = OF_PIXEL_U8;
+    Frame prev, next;
+    FlowBuf good;   // receives the "context still usable" runs
+    FlowBuf target; // receives the bad calls; must stay all sentinel
+
+    explicit Fixture(of_pixel_format f, of_flow_layout layout = OF_FLOW_PLANAR) : fmt(f) {
+        of_config c = base_cfg(f);
+        ctx = create_or_report(c, "fixture");
+        Pair p = synth_pair(oflow::synth::Case::Translation, kW, kH, 7);
+        FramePair fp = frames_of(p, f);
+        prev = std::move(fp.prev);
+        next = std::move(fp.next);
+        good = make_flow(kW, kH, OF_FLOW_PLANAR);
+        target = make_flow(kW, kH, layout);
+    }
+    ~Fixture() { of_destroy(ctx); }
+
+    // One bad call: status, message, nothing written, then the context must still work.
+    void expect(const of_image* a, const of_image* b, const of_flow* out, of_status want,
+                const char* what, bool null_ctx = false) {
+        target.fill_sentinel();
+        of_flow out_copy; // the library gets a pointer to a copy, the buffers are target's
+        const of_flow* outp = nullptr;
+        if (out) {
+            out_copy = *out;
+            outp = &out_copy;
+        }
+        of_status s = of_process(null_ctx ? nullptr : ctx, a, b, const_cast<of_flow*>(outp));
+        CHECK_MSG(s == want, "process(%s): got %s, want %s", what, st(s), st(want));
+        const char* msg = null_ctx ? of_last_error(nullptr) : of_last_error(ctx);
+        CHECK_MSG(nonempty(msg), "process(%s): empty of_last_error", what);
+        CHECK_MSG(target.untouched(), "process(%s): output flow written on error", what);
+        good.fill_sentinel();
+        s = of_process(ctx, &prev.img, &next.img, &good.f);
+        CHECK_MSG(s == OF_OK, "process after (%s): got %s (%s)", what, st(s), of_last_error(ctx));
+        CHECK_MSG(s != OF_OK || all_finite(good.extract()), "process after (%s): non-finite flow", what);
+    }
+};
+
+void test_process_errors_common(of_pixel_format fmt) {
+    Fixture t(fmt);
+    if (!t.ctx) {
+        CHECK_MSG(false, "fixture context for format %d", static_cast<int>(fmt));
+        return;
+    }
+    // A fresh context has no message yet.
+    CHECK_MSG(of_last_error(t.ctx) != nullptr && of_last_error(t.ctx)[0] == '\0',
+              "fresh context: of_last_error = \"%s\"", of_last_error(t.ctx));
+    // The valid call works and writes only inside the rows.
+    {
+        of_status s = of_process(t.ctx, &t.prev.img, &t.next.img, &t.good.f);
+        CHECK_MSG(s == OF_OK, "valid process: %s (%s)", st(s), of_last_error(t.ctx));
+    }
+    const size_t bpp = bytes_per_pixel(fmt);
+    const of_image& P = t.prev.img;
+    const of_image& N = t.next.img;
+    const of_flow& F = t.target.f;
+    char what[128];
+
+    // NULL pointers.
+    t.expect(&P, &N, &F, OF_ERR_NULL_POINTER, "NULL ctx", true);
+    t.expect(nullptr, &N, &F, OF_ERR_NULL_POINTER, "NULL prev");
+    t.expect(&P, nullptr, &F, OF_ERR_NULL_POINTER, "NULL next");
+    t.expect(&P, &N, nullptr, OF_ERR_NULL_POINTER, "NULL out");
+    {
+        of_image a = P;
+        a.data = nullptr;
+        t.expect(&a, &N, &F, OF_ERR_NULL_POINTER, "prev.data NULL");
+        of_image b = N;
+        b.data = nullptr;
+        t.expect(&P, &b, &F, OF_ERR_NULL_POINTER, "next.data NULL");
+        of_flow f = F;
+        f.u = nullptr;
+        t.expect(&P, &N, &f, OF_ERR_NULL_POINTER, "flow.u NULL (planar)");
+        f = F;
+        f.v = nullptr;
+        t.expect(&P, &N, &f, OF_ERR_NULL_POINTER, "flow.v NULL (planar)");
+    }
+
+    // Sizes.
+    {
+        of_image a = P, b = N;
+        a.width = 0;
+        b.width = 0;
+        t.expect(&a, &b, &F, OF_ERR_SIZE, "width 0 (both)");
+        a = P;
+        b = N;
+        a.height = 0;
+        b.height = 0;
+        t.expect(&a, &b, &F, OF_ERR_SIZE, "height 0 (both)");
+        a = P;
+        a.width = 0;
+        t.expect(&a, &N, &F, OF_ERR_SIZE, "prev width 0");
+        b = N;
+        b.height = 0;
+        t.expect(&P, &b, &F, OF_ERR_SIZE, "next height 0");
+        // Above the maximum (frames and flow sized consistently, so only the size is wrong).
+        Pair big = synth_pair(oflow::synth::Case::Translation, kMaxW + 1, kMaxH + 1, 3);
+        FramePair bf = frames_of(big, fmt);
+        {
+            a = bf.prev.img;
+            b = bf.next.img;
+            a.height = b.height = kH;
+            FlowBuf wflow = make_flow(kMaxW + 1, kH);
+            of_status s = of_process(t.ctx, &a, &b, &wflow.f);
+            CHECK_MSG(s == OF_ERR_SIZE, "process(width max+1): got %s", st(s));
+            CHECK(wflow.untouched());
+            CHECK(nonempty(of_last_error(t.ctx)));
+        }
+        {
+            a = bf.prev.img;
+            b = bf.next.img;
+            a.width = b.width = kW;
+            FlowBuf hflow = make_flow(kW, kMaxH + 1);
+            of_status s = of_process(t.ctx, &a, &b, &hflow.f);
+            CHECK_MSG(s == OF_ERR_SIZE, "process(height max+1): got %s", st(s));
+            CHECK(hflow.untouched());
+            CHECK(nonempty(of_last_error(t.ctx)));
+        }
+        {
+            of_status s = of_process(t.ctx, &P, &N, &t.good.f);
+            CHECK_MSG(s == OF_OK, "process after above-max frames: %s (%s)", st(s), of_last_error(t.ctx));
+        }
+        // prev/next differ.
+        a = P;
+        a.width = kW - 1;
+        t.expect(&a, &N, &F, OF_ERR_SIZE, "prev width != next width");
+        b = N;
+        b.height = kH - 1;
+        t.expect(&P, &b, &F, OF_ERR_SIZE, "prev height != next height");
+        // flow size differs from the frames.
+        of_flow g = F;
+        g.width = kW - 1;
+        t.expect(&P, &N, &g, OF_ERR_SIZE, "flow width != frame width");
+        g = F;
+        g.height = kH - 1;
+        t.expect(&P, &N, &g, OF_ERR_SIZE, "flow height != frame height");
+        g = F;
+        g.width = kW + 1; // with a stride that fits the wider row: only the size is wrong
+        g.stride = (kW + 1) * sizeof(float);
+        t.expect(&P, &N, &g, OF_ERR_SIZE, "flow width > frame width");
+    }
+
+    // Strides.
+    {
+        of_image a = P;
+        a.stride = kW * bpp - 1;
+        t.expect(&a, &N, &F, OF_ERR_STRIDE, "prev stride = row - 1");
+        of_image b = N;
+        b.stride = kW * bpp - bpp;
+        t.expect(&P, &b, &F, OF_ERR_STRIDE, "next stride = row - 1 pixel");
+        b = N;
+        b.stride = 0;
+        t.expect(&P, &b, &F, OF_ERR_STRIDE, "next stride 0");
+        of_flow f = F;
+        f.stride = kW * 4 - 4;
+        t.expect(&P, &N, &f, OF_ERR_STRIDE, "planar flow stride = width*4 - 4");
+        f.stride = kW * 4 - 1;
+        t.expect(&P, &N, &f, OF_ERR_STRIDE, "planar flow stride = width*4 - 1");
+        f.stride = 0;
+        t.expect(&P, &N, &f, OF_ERR_STRIDE, "planar flow stride 0");
+    }
+
+    // struct_size.
+    {
+        const uint32_t sizes_img[] = {0, static_cast<uint32_t>(sizeof(of_image) - 1),
+                                      static_cast<uint32_t>(sizeof(of_image) + 8)};
+        for (uint32_t s : sizes_img) {
+            of_image a = P;
+            a.struct_size = s;
+            std::snprintf(what, sizeof what, "prev.struct_size %u", s);
+            t.expect(&a, &N, &F, OF_ERR_STRUCT_SIZE, what);
+            of_image b = N;
+            b.struct_size = s;
+            std::snprintf(what, sizeof what, "next.struct_size %u", s);
+            t.expect(&P, &b, &F, OF_ERR_STRUCT_SIZE, what);
+        }
+        const uint32_t sizes_flow[] = {0, static_cast<uint32_t>(sizeof(of_flow) - 1),
+                                       static_cast<uint32_t>(sizeof(of_flow) + 8)};
+        for (uint32_t s : sizes_flow) {
+            of_flow f = F;
+            f.struct_size = s;
+            std::snprintf(what, sizeof what, "flow.struct_size %u", s);
+            t.expect(&P, &N, &f, OF_ERR_STRUCT_SIZE, what);
+        }
+    }
+
+    // Formats, memory kinds, layouts.
+    {
+        const of_pixel_format other = fmt == OF_PIXEL_U8 ? OF_PIXEL_F32 : OF_PIXEL_U8;
+        of_image a = P, b = N;
+        a.format = other;
+        b.format = other;
+        a.stride = b.stride = kW * 4; // valid for any format
+        t.expect(&a, &b, &F, OF_ERR_FORMAT, "both frames in another format than the config");
+        a = P;
+        a.format = other;
+        a.stride = kW * 4;
+        t.expect(&a, &N, &F, OF_ERR_FORMAT, "prev format != config format");
+        const int bad_fmt[] = {0, 4, 77};
+        for (int bf : bad_fmt) {
+            b = N;
+            b.format = static_cast<of_pixel_format>(bf);
+            std::snprintf(what, sizeof what, "next.format %d", bf);
+            t.expect(&P, &b, &F, OF_ERR_FORMAT, what);
+        }
+        const int bad_mem[] = {OF_MEMORY_CUDA_DEVICE, OF_MEMORY_CUDA_MAPPED, 3, 99};
+        for (int bm : bad_mem) {
+            a = P;
+            a.memory = static_cast<of_memory_kind>(bm);
+            std::snprintf(what, sizeof what, "prev.memory %d on the reference backend", bm);
+            t.expect(&a, &N, &F, OF_ERR_FORMAT, what);
+            of_flow f = F;
+            f.memory = static_cast<of_memory_kind>(bm);
+            std::snprintf(what, sizeof what, "flow.memory %d on the reference backend", bm);
+            t.expect(&P, &N, &f, OF_ERR_FORMAT, what);
+        }
+        const int bad_layout[] = {2, 99};
+        for (int bl : bad_layout) {
+            of_flow f = F;
+            f.layout = static_cast<of_flow_layout>(bl);
+            std::snprintf(what, sizeof what, "flow.layout %d", bl);
+            t.expect(&P, &N, &f, OF_ERR_FORMAT, what);
+        }
+    }
+
+    // Overflow: stride * (height - 1) + row does not fit in size_t.
+    {
+        Pair p4 = synth_pair(oflow::synth::Case::Translation, kW, 4, 5);
+        FramePair f4 = frames_of(p4, fmt);
+        FlowBuf fl4 = make_flow(kW, 4);
+        of_image a = f4.prev.img, b = f4.next.img;
+        a.stride = std::numeric_limits<size_t>::max() / 2;
+        fl4.fill_sentinel();
+        of_status s = of_process(t.ctx, &a, &b, &fl4.f);
+        CHECK_MSG(s == OF_ERR_OVERFLOW, "process(prev stride SIZE_MAX/2, height 4): got %s", st(s));
+        CHECK(fl4.untouched());
+        CHECK(nonempty(of_last_error(t.ctx)));
+        a = f4.prev.img;
+        b.stride = std::numeric_limits<size_t>::max() / 2 + 1;
+        s = of_process(t.ctx, &a, &b, &fl4.f);
+        CHECK_MSG(s == OF_ERR_OVERFLOW, "process(next stride SIZE_MAX/2+1, height 4): got %s", st(s));
+        CHECK(fl4.untouched());
+        b = f4.next.img;
+        of_flow f = fl4.f;
+        f.stride = std::numeric_limits<size_t>::max() / 2;
+        s = of_process(t.ctx, &a, &b, &f);
+        CHECK_MSG(s == OF_ERR_OVERFLOW, "process(flow stride SIZE_MAX/2, height 4): got %s", st(s));
+        CHECK(fl4.untouched());
+        CHECK(nonempty(of_last_error(t.ctx)));
+        // and the 4-row frames themselves are fine
+        s = of_process(t.ctx, &a, &b, &fl4.f);
+        CHECK_MSG(s == OF_OK, "process(48x4): got %s (%s)", st(s), of_last_error(t.ctx));
+    }
+
+    // Valid unusual strides: padding, which the library must neither read as pixels nor write.
+    {
+        Pair p = synth_pair(oflow::synth::Case::Translation, kW, kH, 7);
+        FramePair padded = frames_of(p, fmt, kW * bpp + 24);
+        FlowBuf pf = make_flow(kW, kH, OF_FLOW_PLANAR, 5);
+        of_status s = of_process(t.ctx, &padded.prev.img, &padded.next.img, &pf.f);
+        CHECK_MSG(s == OF_OK, "process(padded strides): got %s (%s)", st(s), of_last_error(t.ctx));
+        CHECK_MSG(pf.padding_untouched(), "process(padded flow stride) wrote into the padding");
+        FlowBuf ref = make_flow(kW, kH);
+        s = of_process(t.ctx, &P, &N, &ref.f);
+        CHECK(s == OF_OK);
+        CHECK(same_bits(pf.extract(), ref.extract(), "padded strides vs minimal strides"));
+        FlowBuf il = make_flow(kW, kH, OF_FLOW_INTERLEAVED, 3);
+        s = of_process(t.ctx, &P, &N, &il.f);
+        CHECK_MSG(s == OF_OK, "process(interleaved, padded): got %s (%s)", st(s), of_last_error(t.ctx));
+        CHECK_MSG(il.padding_untouched(), "process(interleaved padded) wrote into the padding");
+        CHECK(same_bits(il.extract(), ref.extract(), "interleaved vs planar"));
+    }
+}
+
+void test_process_errors_interleaved() {
+    Fixture t(OF_PIXEL_U8, OF_FLOW_INTERLEAVED);
+    if (!t.ctx) {
+        CHECK(false);
+        return;
+    }
+    const of_image& P = t.prev.img;
+    const of_image& N = t.next.img;
+    const of_flow& F = t.target.f;
+    {
+        of_flow f = F;
+        f.v = t.good.f.v; // any non-NULL pointer
+        t.expect(&P, &N, &f, OF_ERR_FORMAT, "interleaved with v != NULL");
+        f = F;
+        f.u = nullptr;
+        t.expect(&P, &N, &f, OF_ERR_NULL_POINTER, "interleaved u NULL");
+        f = F;
+        f.stride = kW * 8 - 4; // enough for planar, too small for interleaved
+        t.expect(&P, &N, &f, OF_ERR_STRIDE, "interleaved stride = width*8 - 4");
+        f.stride = kW * 4;
+        t.expect(&P, &N, &f, OF_ERR_STRIDE, "interleaved stride = width*4");
+    }
+    // A valid interleaved call writes exactly the rows.
+    of_status s = of_process(t.ctx, &P, &N, &t.target.f);
+    CHECK_MSG(s == OF_OK, "interleaved process: %s (%s)", st(s), of_last_error(t.ctx));
+    CHECK(all_finite(t.target.extract()));
+}
+
+void test_nonfinite() {
+    Fixture t(OF_PIXEL_F32);
+    if (!t.ctx) {
+        CHECK(false);
+        return;
+    }
+    const of_flow& F = t.target.f;
+    struct Spot {
+        const char* name;
+        uint32_t x, y;
+    };
+    const Spot spots[] = {{"first pixel", 0, 0},
+                          {"last pixel", kW - 1, kH - 1},
+                          {"middle", kW / 2, kH / 3},
+                          {"end of first row", kW - 1, 0},
+                          {"start of last row", 0, kH - 1}};
+    const float bad[] = {kNaN, kInf, -kInf};
+    const char* bad_name[] = {"NaN", "+Inf", "-Inf"};
+    Pair p = synth_pair(oflow::synth::Case::Translation, kW, kH, 7);
+    char what[128];
+    for (int which = 0; which < 2; ++which) {
+        for (const Spot& sp : spots) {
+            for (int k = 0; k < 3; ++k) {
+                FramePair fp = frames_of(p, OF_PIXEL_F32);
+                (which == 0 ? fp.prev : fp.next).set_f32(sp.x, sp.y, bad[k]);
+                std::snprintf(what, sizeof what, "%s %s at %s", which == 0 ? "prev" : "next",
+                              bad_name[k], sp.name);
+                t.expect(&fp.prev.img, &fp.next.img, &F, OF_ERR_NONFINITE, what);
+            }
+        }
+    }
+    // NaN in the row padding is not part of the image: accepted.
+    {
+        Frame a = make_frame(OF_PIXEL_F32, kW, kH, p.i0.data(), kW, kW * 4 + 16, 0xFF);
+        Frame b = make_frame(OF_PIXEL_F32, kW, kH, p.i1.data(), kW, kW * 4 + 16, 0xFF);
+        FlowBuf f = make_flow(kW, kH);
+        of_status s = of_process(t.ctx, &a.img, &b.img, &f.f);
+        CHECK_MSG(s == OF_OK, "F32 with NaN (0xFFFFFFFF) only in the row padding: got %s (%s)", st(s),
+                  of_last_error(t.ctx));
+        CHECK(s != OF_OK || all_finite(f.extract()));
+    }
+    // Extreme but finite values are accepted.
+    {
+        FramePair fp = frames_of(p, OF_PIXEL_F32);
+        fp.prev.set_f32(1, 1, FLT_MAX);
+        fp.next.set_f32(2, 2, -FLT_MAX);
+        fp.next.set_f32(3, 2, FLT_MIN / 4.0f); // subnormal
+        FlowBuf f = make_flow(kW, kH);
+        of_status s = of_process(t.ctx, &fp.prev.img, &fp.next.img, &f.f);
+        CHECK_MSG(s == OF_OK, "F32 with +-FLT_MAX and a subnormal: got %s (%s)", st(s), of_last_error(t.ctx));
+    }
+}
+
+// ---- of_get_info, of_destroy, strings, version, of_last_error -------------------------------
+
+void test_info() {
+    of_config c = base_cfg();
+    c.threads = 2;
+    of_memory m;
+    std::memset(&m, 0, sizeof m);
+    m.struct_size = sizeof m;
+    CHECK(of_query_memory(&c, &m) == OF_OK);
+    CHECK(m.host_bytes > 0);
+    CHECK(m.device_bytes == 0);
+    CHECK(m.host_alignment == 64);
+    CHECK(m.device_alignment == 256);
+    of_context* ctx = create_or_report(c, "info");
+    if (!ctx) {
+        CHECK(false);
+        return;
+    }
+    of_info info;
+    CHECK_STATUS(of_get_info(nullptr, &info), OF_ERR_NULL_POINTER, "get_info(NULL ctx)");
+    CHECK(nonempty(of_last_error(nullptr)));
+    CHECK_STATUS(of_get_info(ctx, nullptr), OF_ERR_NULL_POINTER, "get_info(NULL info)");
+    CHECK(nonempty(of_last_error(ctx)));
+    const uint32_t bad_sizes[] = {0, static_cast<uint32_t>(sizeof(of_info) - 1),
+                                  static_cast<uint32_t>(sizeof(of_info) + 8)};
+    for (uint32_t bs : bad_sizes) {
+        std::memset(&info, 0x77, sizeof info);
+        info.struct_size = bs;
+        of_info copy = info;
+        of_status s = of_get_info(ctx, &info);
+        CHECK_MSG(s == OF_ERR_STRUCT_SIZE, "get_info(struct_size %u): got %s", bs, st(s));
+        CHECK(std::memcmp(&info, &copy, sizeof info) == 0);
+        CHECK(nonempty(of_last_error(ctx)));
+    }
+
+    std::memset(&info, 0x77, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK(of_get_info(ctx, &info) == OF_OK);
+    CHECK(info.struct_size == sizeof info);
+    CHECK(info.algorithm == OF_ALGO_TVL1);
+    CHECK(info.backend == OF_BACKEND_REFERENCE);
+    CHECK(info.precision == OF_PRECISION_F32);
+    CHECK(info.levels >= 1 && info.levels <= 16);
+    CHECK(info.threads == 2);
+    CHECK_MSG(info.host_bytes == m.host_bytes, "info.host_bytes %zu != query %zu", info.host_bytes,
+              m.host_bytes);
+    CHECK(info.device_bytes == 0);
+    CHECK(info.last_width == 0 && info.last_height == 0);
+    CHECK(std::memchr(info.variant, '\0', sizeof info.variant) != nullptr);
+    CHECK(std::memchr(info.reason, '\0', sizeof info.reason) != nullptr);
+    CHECK(info.variant[0] != '\0');
+
+    Pair p = synth_pair(oflow::synth::Case::Translation, 40, 30, 2);
+    FramePair fp = frames_of(p, OF_PIXEL_U8);
+    FlowBuf f = make_flow(40, 30);
+    CHECK(of_process(ctx, &fp.prev.img, &fp.next.img, &f.f) == OF_OK);
+    std::memset(&info, 0x77, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK(of_get_info(ctx, &info) == OF_OK);
+    CHECK(info.last_width == 40 && info.last_height == 30);
+    CHECK(info.last_levels >= 1 && info.last_levels <= info.levels);
+    CHECK(info.last_iterations >= 1);
+    CHECK(info.last_iterations <= static_cast<uint64_t>(c.iterations) * c.warps * info.last_levels);
+    // A failed call leaves the info of the last frame alone.
+    of_image bad = fp.prev.img;
+    bad.width = 0;
+    CHECK(of_process(ctx, &bad, &fp.next.img, &f.f) == OF_ERR_SIZE);
+    of_info again;
+    std::memset(&again, 0, sizeof again);
+    again.struct_size = sizeof again;
+    CHECK(of_get_info(ctx, &again) == OF_OK);
+    CHECK(again.last_width == 40 && again.last_height == 30);
+    of_destroy(ctx);
+
+    // AUTO picks a real backend and precision and says why.
+    of_config a = tvl1_config(64, 48);
+    ctx = create_or_report(a, "auto");
+    CHECK(ctx != nullptr);
+    if (ctx) {
+        std::memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        CHECK(of_get_info(ctx, &info) == OF_OK);
+        CHECK(info.backend != OF_BACKEND_AUTO);
+        CHECK(info.precision != OF_PRECISION_AUTO);
+        CHECK(info.reason[0] != '\0');
+        std::printf("AUTO at 64x48: backend %d, precision %d, variant \"%s\", reason \"%s\"\n",
+                    static_cast<int>(info.backend), static_cast<int>(info.precision), info.variant,
+                    info.reason);
+        of_destroy(ctx);
+    }
+}
+
+void test_strings_and_version() {
+    of_destroy(nullptr); // no-op
+    CHECK(of_version() == static_cast<uint32_t>(OF_VERSION));
+    const char* names[] = {"OF_OK",
+                           "OF_ERR_NULL_POINTER",
+                           "OF_ERR_STRUCT_SIZE",
+                           "OF_ERR_INVALID_ARGUMENT",
+                           "OF_ERR_UNSUPPORTED",
+                           "OF_ERR_BACKEND_UNAVAILABLE",
+                           "OF_ERR_SIZE",
+                           "OF_ERR_STRIDE",
+                           "OF_ERR_FORMAT",
+                           "OF_ERR_NONFINITE",
+                           "OF_ERR_ARENA",
+                           "OF_ERR_OVERFLOW",
+                           "OF_ERR_OUT_OF_MEMORY",
+                           "OF_ERR_DEVICE",
+                           "OF_ERR_INTERNAL"};
+    for (int i = 0; i <= 14; ++i) {
+        const char* s = of_status_string(static_cast<of_status>(i));
+        CHECK_MSG(s != nullptr && s[0] != '\0', "of_status_string(%d) empty", i);
+        if (!s) continue;
+        const size_t n = std::strlen(names[i]);
+        // "OF_ERR_SIZE: ..." (the name, then the end or a non-identifier character)
+        CHECK_MSG(std::strncmp(s, names[i], n) == 0 && (s[n] == '\0' || s[n] == ':' || s[n] == ' '),
+                  "of_status_string(%d) = \"%s\", expected it to start with %s", i, s, names[i]);
+        for (int j = 0; j < i; ++j) {
+            const char* o = of_status_string(static_cast<of_status>(j));
+            CHECK_MSG(o == nullptr || std::strcmp(o, s) != 0, "status strings %d and %d equal", i, j);
+        }
+    }
+    const int unknown[] = {15, 16, 100, -1, 0x7fffffff};
+    for (int u : unknown) {
+        const char* s = of_status_string(static_cast<of_status>(u));
+        CHECK_MSG(s != nullptr && s[0] != '\0', "of_status_string(%d) NULL or empty", u);
+    }
+}
+
+// of_last_error(NULL) is per thread: "" in a thread that has had no failure.
+bool thread_sees_empty_error() {
+    bool empty = false;
+    std::thread th([&] {
+        const char* m = of_last_error(nullptr);
+        empty = m != nullptr && m[0] == '\0';
+    });
+    th.join();
+    return empty;
+}
+
+} // namespace
+
+int main() {
+    CHECK_MSG(thread_sees_empty_error(), "of_last_error(NULL) not \"\" before any failure");
+    test_strings_and_version();
+    test_config_init();
+    test_config_errors();
+    test_out_of_memory();
+    const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_U16, OF_PIXEL_F32};
+    for (of_pixel_format f : fmts) test_process_errors_common(f);
+    test_process_errors_interleaved();
+    test_nonfinite();
+    test_info();
+    CHECK(nonempty(of_last_error(nullptr)));
+    CHECK_MSG(thread_sees_empty_error(), "a failure on the main thread shows in another thread");
+    return oftest::finish("api_contract");
+}
