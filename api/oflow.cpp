@@ -6,7 +6,12 @@
 #include "core/context.hpp"
 #include "core/plan.hpp"
 #include "core/ref/kernels_ref.hpp"
+#include "core/select.hpp"
 #include "core/tvl1_driver.hpp"
+
+#if OF_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -47,8 +52,22 @@ bool span_fits(const void* data, std::size_t stride, uint32_t height, std::size_
     return reinterpret_cast<std::uintptr_t>(data) <= std::numeric_limits<std::uintptr_t>::max() - span;
 }
 
-of_status check_image(const of_config& cfg, const of_image* img, const char* name,
-                      const ErrorSink& err) {
+bool memory_kind_valid(of_memory_kind m) {
+    return m == OF_MEMORY_HOST || m == OF_MEMORY_CUDA_DEVICE || m == OF_MEMORY_CUDA_MAPPED;
+}
+
+// Host memory works everywhere; device and mapped memory only on the CUDA path.
+of_status check_memory(of_memory_kind m, of_backend backend, const char* name, const ErrorSink& err) {
+    if (!memory_kind_valid(m))
+        return err.fail(OF_ERR_FORMAT, "%s: unknown memory kind %d", name, static_cast<int>(m));
+    if (m != OF_MEMORY_HOST && backend != OF_BACKEND_CUDA)
+        return err.fail(OF_ERR_FORMAT, "%s: memory kind %s (%d) needs the CUDA backend", name,
+                        memory_name(m), static_cast<int>(m));
+    return OF_OK;
+}
+
+of_status check_image(const of_config& cfg, of_backend backend, const of_image* img,
+                      const char* name, const ErrorSink& err) {
     if (!img) return err.fail(OF_ERR_NULL_POINTER, "%s is NULL", name);
     if (img->struct_size != sizeof(of_image))
         return err.fail(OF_ERR_STRUCT_SIZE, "%s: struct_size %u, this library expects %u", name,
@@ -60,9 +79,8 @@ of_status check_image(const of_config& cfg, const of_image* img, const char* nam
     if (img->format != cfg.format)
         return err.fail(OF_ERR_FORMAT, "%s: pixel format %d differs from the config's %d", name,
                         static_cast<int>(img->format), static_cast<int>(cfg.format));
-    if (img->memory != OF_MEMORY_HOST)
-        return err.fail(OF_ERR_FORMAT, "%s: memory kind %s (%d) needs the CUDA backend", name,
-                        memory_name(img->memory), static_cast<int>(img->memory));
+    of_status ms = check_memory(img->memory, backend, name, err);
+    if (ms != OF_OK) return ms;
     if (img->width == 0 || img->height == 0)
         return err.fail(OF_ERR_SIZE, "%s: size %ux%u is empty", name, img->width, img->height);
     if (img->width > cfg.max_width || img->height > cfg.max_height)
@@ -84,16 +102,16 @@ of_status check_image(const of_config& cfg, const of_image* img, const char* nam
     return OF_OK;
 }
 
-of_status check_flow(const of_flow* out, uint32_t w, uint32_t h, const ErrorSink& err) {
+of_status check_flow(const of_flow* out, of_backend backend, uint32_t w, uint32_t h,
+                     const ErrorSink& err) {
     if (!out) return err.fail(OF_ERR_NULL_POINTER, "flow is NULL");
     if (out->struct_size != sizeof(of_flow))
         return err.fail(OF_ERR_STRUCT_SIZE, "flow: struct_size %u, this library expects %u",
                         out->struct_size, static_cast<unsigned>(sizeof(of_flow)));
     if (out->layout != OF_FLOW_PLANAR && out->layout != OF_FLOW_INTERLEAVED)
         return err.fail(OF_ERR_FORMAT, "flow: unknown layout %d", static_cast<int>(out->layout));
-    if (out->memory != OF_MEMORY_HOST)
-        return err.fail(OF_ERR_FORMAT, "flow: memory kind %s (%d) needs the CUDA backend",
-                        memory_name(out->memory), static_cast<int>(out->memory));
+    of_status ms = check_memory(out->memory, backend, "flow", err);
+    if (ms != OF_OK) return ms;
     if (!out->u) return err.fail(OF_ERR_NULL_POINTER, "flow: u is NULL");
     const bool planar = out->layout == OF_FLOW_PLANAR;
     if (planar && !out->v) return err.fail(OF_ERR_NULL_POINTER, "flow: v is NULL (planar layout)");
@@ -119,14 +137,31 @@ of_status check_flow(const of_flow* out, uint32_t w, uint32_t h, const ErrorSink
 
 of_status process(of_context* ctx, const of_image* prev, const of_image* next, of_flow* out) {
     const ErrorSink err = ctx->sink();
-    of_status s = check_image(ctx->cfg, prev, "prev", err);
-    if (s == OF_OK) s = check_image(ctx->cfg, next, "next", err);
+    const of_backend backend = ctx->plan.backend;
+    of_status s = check_image(ctx->cfg, backend, prev, "prev", err);
+    if (s == OF_OK) s = check_image(ctx->cfg, backend, next, "next", err);
     if (s != OF_OK) return s;
     if (prev->width != next->width || prev->height != next->height)
         return err.fail(OF_ERR_SIZE, "next: size %ux%u differs from prev's %ux%u", next->width,
                         next->height, prev->width, prev->height);
-    s = check_flow(out, prev->width, prev->height, err);
+    s = check_flow(out, backend, prev->width, prev->height, err);
     if (s != OF_OK) return s;
+#if OF_HAVE_CUDA
+    if (backend == OF_BACKEND_CUDA) {
+        // The CUDA path checks device-memory frames for NaN/Inf itself.
+        uint64_t iterations = 0;
+        int levels = 0;
+        s = oflow::cuda::process(ctx->cuda, *prev, *next, *out, err, &iterations, &levels);
+        if (s == OF_OK) {
+            ctx->info.last_width = prev->width;
+            ctx->info.last_height = prev->height;
+            ctx->info.last_levels = static_cast<uint32_t>(levels);
+            ctx->info.last_iterations = iterations;
+            err.clear();
+        }
+        return s;
+    }
+#endif
     if (!oflow::image_all_finite(*prev)) return err.fail(OF_ERR_NONFINITE, "prev: F32 pixels hold NaN or Inf");
     if (!oflow::image_all_finite(*next)) return err.fail(OF_ERR_NONFINITE, "next: F32 pixels hold NaN or Inf");
     s = oflow::tvl1_process_cpu(ctx, *prev, *next, *out);
@@ -165,9 +200,9 @@ OF_API of_status of_query_memory(const of_config* cfg, of_memory* need) {
         of_status s = oflow::check_config(cfg ? &c : nullptr, err);
         if (s != OF_OK) return s;
         oflow::Plan plan;
-        if (oflow::make_plan(c, sizeof(of_context), &plan) != OF_OK)
-            return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",
-                            c.max_width, c.max_height);
+        char reason[sizeof(of_info::reason)];
+        s = oflow::select_and_plan(c, sizeof(of_context), err, &plan, reason, sizeof(reason));
+        if (s != OF_OK) return s;
         need->host_bytes = plan.host_bytes;
         need->device_bytes = plan.device_bytes;
         need->host_alignment = oflow::kHostAlign;

@@ -81,7 +81,7 @@ typedef enum of_backend {
 
 /** Arithmetic and storage precision of the solver. */
 typedef enum of_precision {
-    OF_PRECISION_AUTO = 0, /**< fastest precision the chosen backend supports */
+    OF_PRECISION_AUTO = 0, /**< the board table's choice; F32 until the tables exist */
     OF_PRECISION_F32 = 1,
     OF_PRECISION_F16 = 2 /**< F16 storage; paths without F16 run F32 and of_get_info says so */
 } of_precision;
@@ -106,6 +106,14 @@ typedef enum of_flow_layout {
     OF_FLOW_PLANAR = 0,     /**< u in one plane, v in another (of_flow.u, of_flow.v) */
     OF_FLOW_INTERLEAVED = 1 /**< (u,v) float pairs in one plane at of_flow.u; v must be NULL */
 } of_flow_layout;
+
+/** Kernel variant of a GPU path (ALGORITHMS.md section 1). CPU paths ignore it. */
+typedef enum of_variant {
+    OF_VARIANT_AUTO = 0,       /**< the board table's choice for the size */
+    OF_VARIANT_GLOBAL = 1,     /**< two kernels per iteration, global memory (the baseline) */
+    OF_VARIANT_FUSED = 2,      /**< one kernel per iteration, shared-memory tile + halo */
+    OF_VARIANT_MULTI_ITER = 3  /**< several iterations per launch in shared memory */
+} of_variant;
 
 /** Linear solver for HS/CLG. */
 typedef enum of_solver {
@@ -160,6 +168,10 @@ typedef struct of_config {
     size_t device_arena_size;   /**< its size in bytes; >= of_memory.device_bytes */
     void* cuda_stream;          /**< cudaStream_t to run on; default NULL = the context's own */
     const char* platform;       /**< board name override; default NULL = detect */
+    of_variant variant;         /**< GPU kernel variant; default OF_VARIANT_AUTO */
+    uint32_t block_width;       /**< GPU block width in threads; default 0 = the variant's default */
+    uint32_t block_height;      /**< GPU block height; default 0 = the variant's default */
+    uint32_t fused_depth;       /**< iterations per launch (MULTI_ITER); default 0 = variant default; <= 16 */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */

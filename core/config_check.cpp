@@ -37,16 +37,6 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     return true;
 }
 
-bool backend_available(of_backend b) {
-    switch (b) {
-    case OF_BACKEND_AUTO:
-    case OF_BACKEND_REFERENCE: return true;
-    case OF_BACKEND_NEON: return false; // the NEON path is not built yet
-    case OF_BACKEND_CUDA: return false; // the CUDA path is not built yet
-    }
-    return false;
-}
-
 namespace {
 
 bool positive(float v) { return std::isfinite(v) && v > 0.0f; }
@@ -117,21 +107,23 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     }
     switch (cfg->backend) {
     case OF_BACKEND_AUTO:
-    case OF_BACKEND_REFERENCE: break;
+    case OF_BACKEND_REFERENCE:
     case OF_BACKEND_NEON:
-        if (!backend_available(OF_BACKEND_NEON))
-            return err.fail(OF_ERR_BACKEND_UNAVAILABLE,
-                            "config: backend NEON is not available in this build");
-        break;
-    case OF_BACKEND_CUDA:
-        if (!backend_available(OF_BACKEND_CUDA))
-            return err.fail(OF_ERR_BACKEND_UNAVAILABLE,
-                            "config: backend CUDA is not available in this build");
-        break;
+    case OF_BACKEND_CUDA: break; // availability is decided by select_and_plan()
     default:
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown backend %d",
                         static_cast<int>(cfg->backend));
     }
+    if (cfg->variant != OF_VARIANT_AUTO && cfg->variant != OF_VARIANT_GLOBAL &&
+        cfg->variant != OF_VARIANT_FUSED && cfg->variant != OF_VARIANT_MULTI_ITER)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown variant %d",
+                        static_cast<int>(cfg->variant));
+    if (cfg->block_width > 1024 || cfg->block_height > 1024 ||
+        cfg->block_width * cfg->block_height > 1024)
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "config: block %ux%u exceeds 1024 threads", cfg->block_width, cfg->block_height);
+    if (cfg->fused_depth > 16)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: fused_depth %u > 16", cfg->fused_depth);
     if (cfg->host_arena && (reinterpret_cast<std::uintptr_t>(cfg->host_arena) % 64) != 0)
         return err.fail(OF_ERR_ARENA, "config: host_arena %p is not 64-byte aligned", cfg->host_arena);
     if (cfg->device_arena && (reinterpret_cast<std::uintptr_t>(cfg->device_arena) % 256) != 0)

@@ -13,9 +13,6 @@ bool config_defaults(of_config* cfg, of_algorithm algo);
 /// problem, with a message naming the field and its value.
 of_status check_config(const of_config* cfg, const ErrorSink& err);
 
-/// Backends compiled into this library and usable on this machine.
-bool backend_available(of_backend b);
-
 } // namespace oflow
 
 #endif

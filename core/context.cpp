@@ -2,6 +2,11 @@
 
 #include "core/arena.hpp"
 #include "core/config_check.hpp"
+#include "core/select.hpp"
+
+#if OF_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -15,9 +20,9 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     of_status s = check_config(cfg, err);
     if (s != OF_OK) return s;
     Plan plan;
-    if (make_plan(*cfg, sizeof(of_context), &plan) != OF_OK)
-        return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",
-                        cfg->max_width, cfg->max_height);
+    char reason[sizeof(of_info::reason)] = {0};
+    s = select_and_plan(*cfg, sizeof(of_context), err, &plan, reason, sizeof(reason));
+    if (s != OF_OK) return s;
     void* block = cfg->host_arena;
     const bool owns = block == nullptr;
     std::size_t block_bytes = plan.host_bytes;
@@ -44,6 +49,7 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     c->block = block;
     c->owns_block = owns;
     c->error[0] = '\0';
+    c->cuda = nullptr;
     for (int i = 0; i < kHostBufCount; ++i) {
         c->buf[i] = arena_buffer(plan, block, block_bytes, static_cast<HostBuf>(i));
         if (!c->buf[i]) {
@@ -69,20 +75,29 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     std::memset(&in, 0, sizeof(in));
     in.struct_size = sizeof(of_info);
     in.algorithm = cfg->algorithm;
-    in.backend = OF_BACKEND_REFERENCE;
+    in.backend = plan.backend;
     in.precision = OF_PRECISION_F32;
+    std::snprintf(in.variant, sizeof(in.variant), "ref");
+#if OF_HAVE_CUDA
+    if (plan.backend == OF_BACKEND_CUDA) {
+        s = cuda::create(c->buf[kBufCudaState], c->buf[kBufStaging], *cfg, err, &c->cuda);
+        if (s != OF_OK) {
+            context_destroy(c);
+            return s;
+        }
+        in.precision = cuda::precision(c->cuda);
+        std::snprintf(in.variant, sizeof(in.variant), "%s", cuda::variant_name(c->cuda));
+    }
+#endif
     in.levels = static_cast<uint32_t>(plan.levels);
     in.threads = cfg->threads;
     in.host_bytes = plan.host_bytes;
     in.device_bytes = plan.device_bytes;
-    std::snprintf(in.variant, sizeof(in.variant), "ref");
-    const char* why = cfg->backend == OF_BACKEND_REFERENCE
-                          ? "reference requested"
-                          : "auto: no NEON or CUDA path in this build, reference path";
-    if (cfg->precision == OF_PRECISION_F16)
-        std::snprintf(in.reason, sizeof(in.reason), "%s; F16 requested, reference computes in F32", why);
+    if (cfg->precision == OF_PRECISION_F16 && in.precision != OF_PRECISION_F16)
+        std::snprintf(in.reason, sizeof(in.reason), "%.100s; F16 requested, this path computes in F32",
+                      reason);
     else
-        std::snprintf(in.reason, sizeof(in.reason), "%s", why);
+        std::snprintf(in.reason, sizeof(in.reason), "%s", reason);
     *out = c;
     return OF_OK;
 }
@@ -91,6 +106,9 @@ void context_destroy(of_context* c) {
     if (!c) return;
     void* block = c->block;
     const bool owns = c->owns_block;
+#if OF_HAVE_CUDA
+    cuda::destroy(c->cuda);
+#endif
     c->~of_context();
     if (owns) arena_free_host(block);
 }

@@ -9,6 +9,12 @@
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
 
+namespace oflow {
+namespace cuda {
+struct State;
+}
+} // namespace oflow
+
 struct of_context {
     of_config cfg;                  // validated copy; pointer fields not dereferenced later
     oflow::Plan plan;
@@ -19,6 +25,7 @@ struct of_context {
     void* block;                    // the host arena (starts with this object)
     bool owns_block;                // allocated by the library
     void* buf[oflow::kHostBufCount];// carved buffers; buf[kBufContext] == this
+    oflow::cuda::State* cuda;       // the CUDA path's state, or null
     of_info info;
     char error[oflow::kErrorCapacity];
 

@@ -61,8 +61,10 @@ int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims) {
     return levels;
 }
 
-of_status make_plan(const of_config& cfg, std::size_t context_bytes, Plan* plan) {
+of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     Plan& p = *plan;
+    p.backend = in.backend;
+    const bool cpu = in.backend != OF_BACKEND_CUDA;
     p.levels = pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
                             static_cast<int>(cfg.levels), cfg.scale_factor, p.dims);
     // Pyramid buffer: all levels back to back, each 64-byte aligned.
@@ -81,9 +83,10 @@ of_status make_plan(const of_config& cfg, std::size_t context_bytes, Plan* plan)
     std::size_t bands = 0;
     if (!mul(static_cast<std::size_t>(cfg.threads), 64, &bands)) return OF_ERR_OVERFLOW;
 
+    if (!cpu) pyr = plane0 = plane1 = 0; // the CUDA path keeps its planes on the device
     struct Row { HostBuf id; const char* name; std::size_t bytes; };
     const Row rows[] = {
-        {kBufContext, "context", context_bytes},
+        {kBufContext, "context", in.context_bytes},
         {kBufPyr0, "pyramid0", pyr},   {kBufPyr1, "pyramid1", pyr},
         {kBufI1x, "I1x", plane0},      {kBufI1y, "I1y", plane0},
         {kBufI1w, "I1w", plane0},      {kBufI1wx, "I1wx", plane0},
@@ -94,6 +97,8 @@ of_status make_plan(const of_config& cfg, std::size_t context_bytes, Plan* plan)
         {kBufP22, "p22", plane0},      {kBufTmp, "tmp", plane0},
         {kBufPrevU1, "prev_u1", plane1}, {kBufPrevU2, "prev_u2", plane1},
         {kBufBandSums, "band_sums", bands},
+        {kBufCudaState, "cuda_state", in.cuda_state_bytes},
+        {kBufStaging, "staging", in.pinned_bytes},
     };
     static_assert(sizeof(rows) / sizeof(rows[0]) == kHostBufCount, "one row per host buffer");
     // The block start is aligned by the allocator or checked for a caller arena, so offsets
@@ -107,7 +112,7 @@ of_status make_plan(const of_config& cfg, std::size_t context_bytes, Plan* plan)
     }
     if (!align_up(off, kHostAlign, &off)) return OF_ERR_OVERFLOW;
     p.host_bytes = off;
-    p.device_bytes = 0;
+    p.device_bytes = in.device_bytes;
     return OF_OK;
 }
 

@@ -43,6 +43,8 @@ enum HostBuf : int {
     kBufTmp,                          // separable blur scratch
     kBufPrevU1, kBufPrevU2,           // flow of the coarser level (level-1-sized)
     kBufBandSums,                     // one 64-byte slot per thread band (reductions)
+    kBufCudaState,                    // cuda::State (CUDA backend only)
+    kBufStaging,                      // pinned upload/download staging (CUDA backend only)
     kHostBufCount
 };
 
@@ -53,19 +55,30 @@ struct BufferSpec {
     std::size_t offset; // from the start of its block
 };
 
+/// What the plan needs besides the config: the resolved backend and the sizes that other
+/// parts own (the context object, the CUDA path's state, staging and device arena).
+struct PlanInputs {
+    of_backend backend;            // resolved: REFERENCE, NEON or CUDA (never AUTO)
+    std::size_t context_bytes;     // sizeof(of_context)
+    std::size_t cuda_state_bytes;  // cuda::Need, zero unless CUDA
+    std::size_t pinned_bytes;
+    std::size_t device_bytes;
+};
+
 struct Plan {
+    of_backend backend;               // resolved backend the plan is for
     int levels;                       // at the maximum size
     LevelDims dims[kMaxLevels];       // at the maximum size
     std::size_t level_offset[kMaxLevels]; // of level l inside a pyramid buffer
     BufferSpec host[kHostBufCount];
     std::size_t host_bytes;   // total, including alignment padding of the block start
-    std::size_t device_bytes; // 0 for the reference path
+    std::size_t device_bytes; // device arena (CUDA only)
 };
 
-/// Builds the plan for a validated config. context_bytes is sizeof(of_context), passed in
-/// so the plan does not depend on the context's definition. Returns OF_ERR_OVERFLOW when a
-/// size does not fit in size_t.
-of_status make_plan(const of_config& cfg, std::size_t context_bytes, Plan* plan);
+/// Builds the plan for a validated config. The CPU planes are planned for the CPU backends
+/// only; the CUDA backend keeps its planes in the device arena. Returns OF_ERR_OVERFLOW when
+/// a size does not fit in size_t.
+of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan);
 
 } // namespace oflow
 

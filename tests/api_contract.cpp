@@ -47,7 +47,7 @@ void test_config_init() {
         of_config c;
         std::memset(&c, 0x5A, sizeof c);
         of_config copy = c;
-        of_status s = of_config_init(&c, static_cast<of_algorithm>(a));
+        of_status s = of_config_init(&c, bad_enum<of_algorithm>(a));
         CHECK_MSG(s == OF_ERR_INVALID_ARGUMENT, "config_init(algo %d): got %s", a, st(s));
         CHECK_MSG(std::memcmp(&c, &copy, sizeof c) == 0, "config_init(algo %d) wrote to cfg", a);
         CHECK(nonempty(of_last_error(nullptr)));
@@ -121,15 +121,15 @@ const CfgCase kCfgCases[] = {
     {"struct_size 0", [](of_config& c) { c.struct_size = 0; }, OF_ERR_STRUCT_SIZE},
     {"struct_size - 1", [](of_config& c) { c.struct_size = sizeof(of_config) - 1; }, OF_ERR_STRUCT_SIZE},
     {"struct_size + 8", [](of_config& c) { c.struct_size = sizeof(of_config) + 8; }, OF_ERR_STRUCT_SIZE},
-    {"algorithm 0", [](of_config& c) { c.algorithm = static_cast<of_algorithm>(0); }, OF_ERR_INVALID_ARGUMENT},
-    {"algorithm 7", [](of_config& c) { c.algorithm = static_cast<of_algorithm>(7); }, OF_ERR_INVALID_ARGUMENT},
+    {"algorithm 0", [](of_config& c) { c.algorithm = bad_enum<of_algorithm>(0); }, OF_ERR_INVALID_ARGUMENT},
+    {"algorithm 7", [](of_config& c) { c.algorithm = bad_enum<of_algorithm>(7); }, OF_ERR_INVALID_ARGUMENT},
     {"max_width 0", [](of_config& c) { c.max_width = 0; }, OF_ERR_INVALID_ARGUMENT},
     {"max_height 0", [](of_config& c) { c.max_height = 0; }, OF_ERR_INVALID_ARGUMENT},
     {"max_width 32769", [](of_config& c) { c.max_width = 32769; }, OF_ERR_INVALID_ARGUMENT},
     {"max_height 32769", [](of_config& c) { c.max_height = 32769; }, OF_ERR_INVALID_ARGUMENT},
     {"max_width 4e9", [](of_config& c) { c.max_width = 4000000000u; }, OF_ERR_INVALID_ARGUMENT},
-    {"format 0", [](of_config& c) { c.format = static_cast<of_pixel_format>(0); }, OF_ERR_FORMAT},
-    {"format 4", [](of_config& c) { c.format = static_cast<of_pixel_format>(4); }, OF_ERR_FORMAT},
+    {"format 0", [](of_config& c) { c.format = bad_enum<of_pixel_format>(0); }, OF_ERR_FORMAT},
+    {"format 4", [](of_config& c) { c.format = bad_enum<of_pixel_format>(4); }, OF_ERR_FORMAT},
     {"levels 17", [](of_config& c) { c.levels = 17; }, OF_ERR_INVALID_ARGUMENT},
     {"scale_factor 0", [](of_config& c) { c.scale_factor = 0.0f; }, OF_ERR_INVALID_ARGUMENT},
     {"scale_factor -0.5", [](of_config& c) { c.scale_factor = -0.5f; }, OF_ERR_INVALID_ARGUMENT},
@@ -157,9 +157,9 @@ const CfgCase kCfgCases[] = {
     {"presmooth_sigma NaN", [](of_config& c) { c.presmooth_sigma = kNaN; }, OF_ERR_INVALID_ARGUMENT},
     {"threads 0", [](of_config& c) { c.threads = 0; }, OF_ERR_INVALID_ARGUMENT},
     {"threads 65", [](of_config& c) { c.threads = 65; }, OF_ERR_INVALID_ARGUMENT},
-    {"backend 4", [](of_config& c) { c.backend = static_cast<of_backend>(4); }, OF_ERR_INVALID_ARGUMENT},
-    {"backend 99", [](of_config& c) { c.backend = static_cast<of_backend>(99); }, OF_ERR_INVALID_ARGUMENT},
-    {"precision 3", [](of_config& c) { c.precision = static_cast<of_precision>(3); }, OF_ERR_INVALID_ARGUMENT},
+    {"backend 4", [](of_config& c) { c.backend = bad_enum<of_backend>(4); }, OF_ERR_INVALID_ARGUMENT},
+    {"backend 99", [](of_config& c) { c.backend = bad_enum<of_backend>(99); }, OF_ERR_INVALID_ARGUMENT},
+    {"precision 3", [](of_config& c) { c.precision = bad_enum<of_precision>(3); }, OF_ERR_INVALID_ARGUMENT},
     {"time_budget_ms 5", [](of_config& c) { c.time_budget_ms = 5.0f; }, OF_ERR_UNSUPPORTED},
 };
 
@@ -535,25 +535,25 @@ void test_process_errors_common(of_pixel_format fmt) {
         const int bad_fmt[] = {0, 4, 77};
         for (int bf : bad_fmt) {
             b = N;
-            b.format = static_cast<of_pixel_format>(bf);
+            b.format = bad_enum<of_pixel_format>(bf);
             std::snprintf(what, sizeof what, "next.format %d", bf);
             t.expect(&P, &b, &F, OF_ERR_FORMAT, what);
         }
         const int bad_mem[] = {OF_MEMORY_CUDA_DEVICE, OF_MEMORY_CUDA_MAPPED, 3, 99};
         for (int bm : bad_mem) {
             a = P;
-            a.memory = static_cast<of_memory_kind>(bm);
+            a.memory = bad_enum<of_memory_kind>(bm);
             std::snprintf(what, sizeof what, "prev.memory %d on the reference backend", bm);
             t.expect(&a, &N, &F, OF_ERR_FORMAT, what);
             of_flow f = F;
-            f.memory = static_cast<of_memory_kind>(bm);
+            f.memory = bad_enum<of_memory_kind>(bm);
             std::snprintf(what, sizeof what, "flow.memory %d on the reference backend", bm);
             t.expect(&P, &N, &f, OF_ERR_FORMAT, what);
         }
         const int bad_layout[] = {2, 99};
         for (int bl : bad_layout) {
             of_flow f = F;
-            f.layout = static_cast<of_flow_layout>(bl);
+            f.layout = bad_enum<of_flow_layout>(bl);
             std::snprintf(what, sizeof what, "flow.layout %d", bl);
             t.expect(&P, &N, &f, OF_ERR_FORMAT, what);
         }

@@ -20,6 +20,16 @@ namespace oftest {
 
 inline const char* st(of_status s) { return of_status_string(s); }
 
+/// An enum holding any int, also values outside its enumerators (for bad-input tests), without
+/// the compiler's range warnings on constant conversions.
+template <class E>
+inline E bad_enum(int v) {
+    static_assert(sizeof(E) == sizeof(int), "enum is int-sized");
+    E e;
+    std::memcpy(&e, &v, sizeof e);
+    return e;
+}
+
 inline size_t bytes_per_pixel(of_pixel_format f) {
     return f == OF_PIXEL_U16 ? 2u : (f == OF_PIXEL_F32 ? 4u : 1u);
 }

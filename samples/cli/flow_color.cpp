@@ -56,7 +56,7 @@ void flow_wheel_color(float fx, float fy, uint8_t rgb[3]) {
             col = 1.0f - rad * (1.0f - col); // more saturated with radius
         else
             col *= 0.75f; // out of range
-        rgb[b] = static_cast<uint8_t>(255.0f * col);
+        rgb[b] = static_cast<uint8_t>(255.0f * col + 0.5f);
     }
 }
 

@@ -1,0 +1,66 @@
+// The CUDA path as the core sees it: plain C++, no CUDA types, so core/ compiles without the
+// toolkit. Implemented in cuda/*.cu (+ host launchers); only built when OF_HAVE_CUDA.
+//
+// Contract:
+//  - plan() is pure (apart from reading the device's properties) and is what of_query_memory
+//    reports and create() uses: device arena bytes, pinned staging bytes (carved from the host
+//    arena and page-locked with cudaHostRegister at create), and the bytes of State.
+//  - create() does every allocation and set-up of the path (device arena unless the caller
+//    gave one, stream unless the caller gave one, kernel loading/warm-up), so the first
+//    process() is as fast as the second.
+//  - process() runs the whole frame on the device (upload, pyramid, warps, iterations,
+//    upsampling, download) on the context's stream: no allocation, no synchronisation except
+//    (a) one wait at the end when the output flow is in host memory and (b) one wait after the
+//    finiteness check of F32 frames that are in device memory. Device-memory output returns
+//    at once; the flow is complete when the stream reaches that point.
+//  - Every CUDA error becomes OF_ERR_DEVICE with cudaGetErrorString's text in err; never an
+//    abort. destroy() is safe after any failure of create().
+#ifndef OFLOW_CUDA_CUDA_BACKEND_HPP
+#define OFLOW_CUDA_CUDA_BACKEND_HPP
+
+#include "core/status.hpp"
+#include "oflow.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oflow {
+namespace cuda {
+
+/// True when a CUDA device is present and this build has code for its architecture; otherwise
+/// false with the reason in why (e.g. "no CUDA device: cudaErrorNoDevice").
+bool available(char* why, std::size_t why_len);
+
+struct Need {
+    std::size_t device_bytes; // device arena (256-byte aligned planes)
+    std::size_t pinned_bytes; // host staging, page-locked at create
+    std::size_t state_bytes;  // sizeof(State), placed in the host arena
+};
+
+/// What the CUDA path needs for a validated cfg whose backend resolved to CUDA.
+of_status plan(const of_config& cfg, Need* need, const ErrorSink& err);
+
+struct State;
+
+/// Constructs State in state_slot (need.state_bytes, 64-byte aligned) using pinned_slot
+/// (need.pinned_bytes, 64-byte aligned) as staging. *out is set even on failure when the
+/// state was constructed, so the caller can destroy() it.
+of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const ErrorSink& err,
+                 State** out);
+
+/// One frame pair; arguments already validated by the API (sizes, strides, memory kinds).
+/// Writes the number of inner iterations run and the levels used.
+of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out,
+                  const ErrorSink& err, uint64_t* iterations, int* levels);
+
+/// Releases what create() took; NULL-safe.
+void destroy(State* st);
+
+/// The variant and precision actually run, for of_get_info: e.g. "cuda-global-f32".
+const char* variant_name(const State* st);
+of_precision precision(const State* st);
+
+} // namespace cuda
+} // namespace oflow
+
+#endif

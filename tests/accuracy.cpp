@@ -1,0 +1,262 @@
+// accuracy: TV-L1 (reference path) on the synthetic pairs of core/synth.hpp with known flow.
+//
+// Fixed schedule: 160x120, F32 input, levels 0 (automatic), factor 0.5, warps 5,
+// iterations 100, epsilon 0.01, other parameters at their defaults. EPE = mean endpoint
+// error against the ground truth, AAE = mean angular error (Barron: angle between (u,v,1)
+// and (gu,gv,1)), both over all pixels ("all") and without a 4-pixel border ("int").
+// Each case has a bound on one of the two (column "on"); the border is excluded only where
+// flow points out of the frame so that the border pixels have no correspondence at all
+// (see kBounds). Bounds are what the implementation achieves plus ~25-30 % margin.
+//
+// Also: U8 / U16 / F32 inputs of the same (integer-valued) picture give the same flow;
+// a zero-motion pair gives ~0 flow; flat images give finite (zero) flow; 1x1, 2x2, 1xN, Nx1
+// frames process and give finite flow, with automatic and explicit levels.
+#include "test_util.hpp"
+
+#include <algorithm>
+
+using namespace oftest;
+using oflow::synth::Case;
+
+namespace {
+
+struct Bound {
+    Case c;
+    bool interior; // bound applies to the 4-px-border-excluded EPE
+    double epe;    // bound on the mean EPE (pixels)
+};
+
+// Calibrated on the reference path (see the printed table); margin ~25-30 %.
+const Bound kBounds[] = {
+    {Case::Translation, false, 0.50},
+    {Case::RotationZoom, true, 0.50},
+    {Case::SmoothField, false, 0.50},
+    {Case::Occlusion, true, 0.80},
+    {Case::NoiseGain, false, 0.80},
+};
+
+const uint32_t kW = 160, kH = 120;
+const int kBorder = 4;
+
+of_config accuracy_cfg(uint32_t w, uint32_t h, of_pixel_format fmt) {
+    of_config c = tvl1_config(w, h);
+    c.backend = OF_BACKEND_REFERENCE;
+    c.format = fmt;
+    c.levels = 0;
+    c.scale_factor = 0.5f;
+    c.warps = 5;
+    c.iterations = 100;
+    c.epsilon = 0.01f;
+    return c;
+}
+
+struct Errors {
+    double epe_all = 0, epe_int = 0, aae_all = 0, max_epe = 0;
+};
+
+Errors errors(const FlowBuf& f, const Pair& p) {
+    Errors e;
+    double sa = 0, si = 0, aa = 0;
+    size_t ni = 0;
+    for (uint32_t y = 0; y < p.h; ++y)
+        for (uint32_t x = 0; x < p.w; ++x) {
+            const size_t k = static_cast<size_t>(y) * p.w + x;
+            const double u = f.u(x, y), v = f.v(x, y);
+            const double gu = p.gu[k], gv = p.gv[k];
+            const double d = std::sqrt((u - gu) * (u - gu) + (v - gv) * (v - gv));
+            sa += d;
+            e.max_epe = d > e.max_epe ? d : e.max_epe;
+            const double dot = u * gu + v * gv + 1.0;
+            const double nrm = std::sqrt(u * u + v * v + 1.0) * std::sqrt(gu * gu + gv * gv + 1.0);
+            double cosang = dot / nrm;
+            cosang = cosang > 1.0 ? 1.0 : (cosang < -1.0 ? -1.0 : cosang);
+            aa += std::acos(cosang) * 180.0 / 3.14159265358979323846;
+            const int xi = static_cast<int>(x), yi = static_cast<int>(y);
+            if (xi >= kBorder && yi >= kBorder && xi < static_cast<int>(p.w) - kBorder &&
+                yi < static_cast<int>(p.h) - kBorder) {
+                si += d;
+                ++ni;
+            }
+        }
+    const double n = static_cast<double>(p.w) * p.h;
+    e.epe_all = sa / n;
+    e.aae_all = aa / n;
+    e.epe_int = ni ? si / static_cast<double>(ni) : 0.0;
+    return e;
+}
+
+bool process(of_context* ctx, const Frame& a, const Frame& b, FlowBuf& f, const char* what) {
+    of_status s = of_process(ctx, &a.img, &b.img, &f.f);
+    CHECK_MSG(s == OF_OK, "%s: %s (%s)", what, st(s), of_last_error(ctx));
+    if (s != OF_OK) return false;
+    CHECK_MSG(all_finite(f.extract()), "%s: non-finite flow", what);
+    return true;
+}
+
+void test_epe_table() {
+    of_context* ctx = create_or_report(accuracy_cfg(kW, kH, OF_PIXEL_F32), "accuracy");
+    CHECK(ctx != nullptr);
+    if (!ctx) return;
+    std::printf("TV-L1 reference, %ux%u F32, levels auto, factor 0.5, warps 5, iterations 100, epsilon 0.01\n",
+                kW, kH);
+    std::printf("%-14s %8s %8s %8s %8s %8s %4s %7s %6s\n", "case", "EPE all", "EPE int", "AAE deg",
+                "max EPE", "bound", "on", "iters", "result");
+    for (const Bound& b : kBounds) {
+        const char* name = oflow::synth::case_name(b.c);
+        Pair p = synth_pair(b.c, kW, kH, 1);
+        FramePair fp = frames_of(p, OF_PIXEL_F32);
+        FlowBuf f = make_flow(kW, kH);
+        if (!process(ctx, fp.prev, fp.next, f, name)) continue;
+        of_info info;
+        std::memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        of_get_info(ctx, &info);
+        const Errors e = errors(f, p);
+        const double measured = b.interior ? e.epe_int : e.epe_all;
+        const bool ok = measured <= b.epe;
+        std::printf("%-14s %8.4f %8.4f %8.3f %8.3f %8.2f %4s %7llu %6s\n", name, e.epe_all, e.epe_int,
+                    e.aae_all, e.max_epe, b.epe, b.interior ? "int" : "all",
+                    static_cast<unsigned long long>(info.last_iterations), ok ? "ok" : "FAIL");
+        CHECK_MSG(ok, "%s: EPE %.4f above the bound %.2f", name, measured, b.epe);
+    }
+    of_destroy(ctx);
+}
+
+// The same integer-valued picture as U8, U16 (x257) and F32 gives the same flow.
+void test_format_consistency() {
+    const uint32_t w = 96, h = 72;
+    Pair p = synth_pair(Case::SmoothField, w, h, 3);
+    for (float& x : p.i0) x = std::round(x);
+    for (float& x : p.i1) x = std::round(x);
+    const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_U16, OF_PIXEL_F32};
+    const char* names[] = {"U8", "U16", "F32"};
+    std::vector<float> r[3];
+    for (int i = 0; i < 3; ++i) {
+        of_context* ctx = create_or_report(accuracy_cfg(w, h, fmts[i]), names[i]);
+        CHECK(ctx != nullptr);
+        if (!ctx) return;
+        FramePair fp = frames_of(p, fmts[i]);
+        FlowBuf f = make_flow(w, h);
+        if (process(ctx, fp.prev, fp.next, f, names[i])) r[i] = f.extract();
+        of_destroy(ctx);
+    }
+    if (r[0].empty() || r[1].empty() || r[2].empty()) return;
+    for (int i = 1; i < 3; ++i) {
+        float md = 0.0f;
+        for (size_t k = 0; k < r[0].size(); ++k) md = std::max(md, std::fabs(r[i][k] - r[0][k]));
+        const bool bitwise = std::memcmp(r[i].data(), r[0].data(), r[0].size() * sizeof(float)) == 0;
+        std::printf("format consistency %s vs U8: max |diff| %.3g px%s\n", names[i], static_cast<double>(md),
+                    bitwise ? " (bitwise equal)" : "");
+        CHECK_MSG(md <= 1e-3f, "%s vs U8 on the same picture: max |diff| %.3g px", names[i],
+                  static_cast<double>(md));
+    }
+    // Unquantised F32 vs its U8 rounding: close, not equal.
+    Pair q = synth_pair(Case::SmoothField, w, h, 3);
+    of_context* c8 = create_or_report(accuracy_cfg(w, h, OF_PIXEL_U8), "U8");
+    of_context* c32 = create_or_report(accuracy_cfg(w, h, OF_PIXEL_F32), "F32");
+    if (c8 && c32) {
+        FramePair f8 = frames_of(q, OF_PIXEL_U8), f32 = frames_of(q, OF_PIXEL_F32);
+        FlowBuf o8 = make_flow(w, h), o32 = make_flow(w, h);
+        if (process(c8, f8.prev, f8.next, o8, "U8 rounded") && process(c32, f32.prev, f32.next, o32, "F32")) {
+            const Errors e8 = errors(o8, q), e32 = errors(o32, q);
+            std::printf("smooth-field %ux%u: EPE F32 %.4f, U8-rounded %.4f\n", w, h, e32.epe_all, e8.epe_all);
+            CHECK_MSG(e8.epe_all <= e32.epe_all + 0.05, "U8 rounding costs %.4f px EPE (F32 %.4f)",
+                      e8.epe_all, e32.epe_all);
+        }
+    }
+    of_destroy(c8);
+    of_destroy(c32);
+}
+
+void test_zero_motion_and_flat() {
+    const uint32_t w = 64, h = 48;
+    Pair p = synth_pair(Case::SmoothField, w, h, 5);
+    const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_F32};
+    for (of_pixel_format fmt : fmts) {
+        of_context* ctx = create_or_report(accuracy_cfg(w, h, fmt), "zero motion");
+        CHECK(ctx != nullptr);
+        if (!ctx) continue;
+        {
+            Frame a = make_frame(fmt, w, h, p.i0.data(), w);
+            Frame b = make_frame(fmt, w, h, p.i0.data(), w);
+            FlowBuf f = make_flow(w, h);
+            if (process(ctx, a, b, f, "zero motion")) {
+                const float m = max_abs(f.extract());
+                CHECK_MSG(m <= 1e-3f, "zero motion (format %d): max |flow| %.3g", static_cast<int>(fmt),
+                          static_cast<double>(m));
+            }
+        }
+        struct Flat {
+            const char* name;
+            float a, b;
+        };
+        const Flat flats[] = {{"flat 100/100", 100.f, 100.f}, {"flat 100/120", 100.f, 120.f},
+                              {"flat 0/0", 0.f, 0.f},         {"flat 255/255", 255.f, 255.f},
+                              {"flat 0/255", 0.f, 255.f}};
+        for (const Flat& fl : flats) {
+            std::vector<float> va(static_cast<size_t>(w) * h, fl.a), vb(va.size(), fl.b);
+            Frame a = make_frame(fmt, w, h, va.data(), w);
+            Frame b = make_frame(fmt, w, h, vb.data(), w);
+            FlowBuf f = make_flow(w, h);
+            if (process(ctx, a, b, f, fl.name)) {
+                const float m = max_abs(f.extract());
+                CHECK_MSG(m <= 1e-3f, "%s (format %d): max |flow| %.3g, expected 0", fl.name,
+                          static_cast<int>(fmt), static_cast<double>(m));
+            }
+        }
+        of_destroy(ctx);
+    }
+}
+
+void test_tiny_frames() {
+    struct Sz {
+        uint32_t w, h;
+    };
+    const Sz sizes[] = {{1, 1}, {2, 2}, {1, 50}, {50, 1}, {2, 1}, {1, 2}, {3, 3}, {2, 64}, {64, 2}};
+    const uint32_t levels[] = {0, 5};
+    const float factors[] = {0.5f, 0.8f};
+    const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_F32};
+    for (of_pixel_format fmt : fmts)
+        for (uint32_t lv : levels)
+            for (float fa : factors) {
+                of_config c = accuracy_cfg(64, 64, fmt);
+                c.levels = lv;
+                c.scale_factor = fa;
+                c.iterations = 30;
+                of_context* ctx = create_or_report(c, "tiny");
+                CHECK(ctx != nullptr);
+                if (!ctx) continue;
+                for (const Sz& s : sizes) {
+                    Pair p = synth_pair(Case::Translation, s.w, s.h, 2);
+                    FramePair fp = frames_of(p, fmt);
+                    FlowBuf f = make_flow(s.w, s.h);
+                    char what[96];
+                    std::snprintf(what, sizeof what, "%ux%u format %d levels %u factor %.1f", s.w, s.h,
+                                  static_cast<int>(fmt), lv, static_cast<double>(fa));
+                    process(ctx, fp.prev, fp.next, f, what);
+                    CHECK_MSG(f.padding_untouched(), "%s: wrote outside the flow", what);
+                }
+                // 1x1 context too.
+                of_destroy(ctx);
+            }
+    of_config c = accuracy_cfg(1, 1, OF_PIXEL_U8);
+    of_context* ctx = create_or_report(c, "1x1 context");
+    CHECK(ctx != nullptr);
+    if (ctx) {
+        Pair p = synth_pair(Case::Translation, 1, 1, 2);
+        FramePair fp = frames_of(p, OF_PIXEL_U8);
+        FlowBuf f = make_flow(1, 1);
+        process(ctx, fp.prev, fp.next, f, "1x1 in a 1x1 context");
+        of_destroy(ctx);
+    }
+}
+
+} // namespace
+
+int main() {
+    test_epe_table();
+    test_format_consistency();
+    test_zero_motion_and_flat();
+    test_tiny_frames();
+    return oftest::finish("accuracy");
+}

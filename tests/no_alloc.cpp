@@ -1,0 +1,152 @@
+// no_alloc: after of_create, nothing allocates. The binary is linked with --wrap for
+// malloc/calloc/realloc/posix_memalign/aligned_alloc and replaces every global operator new
+// (alloc_counter.cpp, which also says what works under ASan+UBSan); the counters are armed
+// after of_create and must read zero after many of_process calls: threads 1 and 2, U8/U16/F32,
+// frames at and below the maximum (down to 1x1), planar and interleaved output, and failing
+// calls (their messages are formatted without allocating too), plus of_get_info and
+// of_last_error. The first offending allocation is printed with an addr2line command.
+#include "alloc_counter.hpp"
+#include "test_util.hpp"
+
+#include <cstdlib>
+#include <limits>
+#include <memory>
+
+using namespace oftest;
+
+namespace {
+
+void* volatile g_sink;
+
+struct Sized {
+    uint32_t w, h;
+};
+
+void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend) {
+    const uint32_t W = 160, H = 120;
+    of_config c = tvl1_config(W, H);
+    c.format = fmt;
+    c.threads = threads;
+    c.backend = backend;
+    c.iterations = 15;
+    c.warps = 3;
+    char what[96];
+    std::snprintf(what, sizeof what, "format %d threads %u backend %d", static_cast<int>(fmt), threads,
+                  static_cast<int>(backend));
+    of_context* ctx = create_or_report(c, what);
+    CHECK_MSG(ctx != nullptr, "%s: create", what);
+    if (!ctx) return;
+    of_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    of_get_info(ctx, &info);
+    if (backend == OF_BACKEND_AUTO && info.backend == OF_BACKEND_REFERENCE) {
+        of_destroy(ctx); // same as the REFERENCE run
+        return;
+    }
+
+    // Everything the armed region uses is built first.
+    const Sized sizes[] = {{W, H}, {100, 70}, {33, 17}, {1, 1}, {W, 1}, {1, H}, {2, 2}};
+    std::vector<FramePair> frames;
+    std::vector<FlowBuf> planar, inter;
+    for (const Sized& s : sizes) {
+        Pair p = synth_pair(oflow::synth::Case::SmoothField, s.w, s.h, 9);
+        frames.push_back(frames_of(p, fmt));
+        planar.push_back(make_flow(s.w, s.h, OF_FLOW_PLANAR, 3));
+        inter.push_back(make_flow(s.w, s.h, OF_FLOW_INTERLEAVED));
+    }
+    of_image bad_stride = frames[0].prev.img;
+    bad_stride.stride = 1;
+    of_image too_big = frames[0].prev.img;
+    too_big.width = W + 1;
+    Frame nan_frame;
+    if (fmt == OF_PIXEL_F32) {
+        Pair p = synth_pair(oflow::synth::Case::SmoothField, W, H, 9);
+        nan_frame = make_frame(fmt, W, H, p.i0.data(), W);
+        nan_frame.set_f32(W - 1, H - 1, std::numeric_limits<float>::quiet_NaN());
+    }
+    std::vector<of_status> got;
+    got.reserve(256);
+    size_t msg_len = 0;
+
+    alloc::Scope scope;
+    for (int rep = 0; rep < 3; ++rep) {
+        for (size_t i = 0; i < frames.size(); ++i) {
+            got.push_back(of_process(ctx, &frames[i].prev.img, &frames[i].next.img, &planar[i].f));
+            got.push_back(of_process(ctx, &frames[i].prev.img, &frames[i].next.img, &inter[i].f));
+        }
+        got.push_back(of_process(ctx, &bad_stride, &frames[0].next.img, &planar[0].f));
+        got.push_back(of_process(ctx, &too_big, &frames[0].next.img, &planar[0].f));
+        got.push_back(of_process(nullptr, &frames[0].prev.img, &frames[0].next.img, &planar[0].f));
+        got.push_back(of_process(ctx, nullptr, &frames[0].next.img, &planar[0].f));
+        if (fmt == OF_PIXEL_F32)
+            got.push_back(of_process(ctx, &nan_frame.img, &frames[0].next.img, &planar[0].f));
+        msg_len += std::strlen(of_last_error(ctx)) + std::strlen(of_last_error(nullptr));
+        got.push_back(of_get_info(ctx, &info));
+        got.push_back(of_process(ctx, &frames[0].prev.img, &frames[0].next.img, &planar[0].f));
+    }
+    const long n = scope.count();
+
+    CHECK_MSG(n == 0, "%s: %ld allocations after of_create", what, n);
+    if (n) alloc::print_first(what);
+    CHECK(msg_len > 0);
+    // The statuses, checked outside the armed region.
+    size_t k = 0;
+    bool ok = true;
+    for (int rep = 0; rep < 3 && k < got.size(); ++rep) {
+        for (size_t i = 0; i < frames.size(); ++i) {
+            ok &= got[k++] == OF_OK;
+            ok &= got[k++] == OF_OK;
+        }
+        ok &= got[k++] == OF_ERR_STRIDE;
+        ok &= got[k++] == OF_ERR_SIZE;
+        ok &= got[k++] == OF_ERR_NULL_POINTER;
+        ok &= got[k++] == OF_ERR_NULL_POINTER;
+        if (fmt == OF_PIXEL_F32) ok &= got[k++] == OF_ERR_NONFINITE;
+        ok &= got[k++] == OF_OK;
+        ok &= got[k++] == OF_OK;
+    }
+    CHECK_MSG(ok && k == got.size(), "%s: unexpected statuses in the armed run", what);
+    if (!ok)
+        for (size_t i = 0; i < got.size(); ++i) std::fprintf(stderr, "  call %zu: %s\n", i, st(got[i]));
+    for (size_t i = 0; i < frames.size(); ++i) {
+        CHECK_MSG(all_finite(planar[i].extract()), "%s: non-finite flow at %ux%u", what, sizes[i].w,
+                  sizes[i].h);
+        CHECK_MSG(planar[i].padding_untouched(), "%s: padding written at %ux%u", what, sizes[i].w,
+                  sizes[i].h);
+    }
+    of_destroy(ctx);
+}
+
+void test_counter_sanity() {
+    alloc::Scope scope;
+    g_sink = std::malloc(10);
+    std::free(g_sink);
+    g_sink = std::calloc(2, 10);
+    std::free(g_sink);
+    long n = scope.count();
+    CHECK_MSG(n == 2, "counter saw %ld C allocations, expected 2", n);
+    if (alloc::counts_operator_new()) {
+        alloc::Scope s2;
+        auto v = std::make_unique<std::vector<int>>(100);
+        g_sink = v.get();
+        long k = s2.count();
+        CHECK_MSG(k == 2, "counter saw %ld operator new calls, expected 2", k);
+    } else {
+        std::printf("note: operator new is not counted in this build\n");
+    }
+}
+
+} // namespace
+
+int main() {
+    test_counter_sanity();
+    const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_U16, OF_PIXEL_F32};
+    const uint32_t threads[] = {1, 2};
+    for (of_pixel_format f : fmts)
+        for (uint32_t t : threads) {
+            run_config(f, t, OF_BACKEND_REFERENCE);
+            run_config(f, t, OF_BACKEND_AUTO);
+        }
+    return oftest::finish("no_alloc");
+}
