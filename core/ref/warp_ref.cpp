@@ -3,6 +3,12 @@
 // Bicubic: Keys' cubic convolution (a = -0.5) on the 4x4 neighbourhood; tap positions clamp
 // to the border, so positions outside the image read the replicated border (ALGORITHMS.md
 // pitfall 8).
+//
+// Out-of-image positions carry no data term: where x + u lies outside [0, w-1] x [0, h-1] the
+// warped gradient, |grad|^2 and rho_c are set to 0, so the threshold step leaves u unchanged
+// there and the flow is filled in by the TV term alone. With the clamped gradient kept, the
+// linearisation keeps pushing such flow further out (it drifted to 160 px on a 13 px
+// rotation); OpenCV gets the same effect from remap's constant-zero border.
 #include "core/ref/kernels_ref.hpp"
 
 #include <cmath>
@@ -76,11 +82,14 @@ void tvl1_warp_ref(const Tvl1WarpArgs& a, int y0, int y1) {
                 sx += wy[j] * tx;
                 sy += wy[j] * ty;
             }
+            const bool inside = px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f &&
+                                py <= static_cast<float>(h - 1);
+            if (!inside) sx = sy = 0.0f;
             ow[x] = s;
             ox[x] = sx;
             oy[x] = sy;
             og[x] = sx * sx + sy * sy;
-            orho[x] = s - sx * u1[x] - sy * u2[x] - i0[x];
+            orho[x] = inside ? s - sx * u1[x] - sy * u2[x] - i0[x] : 0.0f;
         }
     }
 }
