@@ -147,7 +147,7 @@ void generate(Case c, int w, int h, uint32_t seed, float* i0, float* i1, float* 
                 b = tex(X - u, Y - v);
                 if (c == Case::NoiseGain) {
                     double noise = 8.0 * unit(seed, 30, x, y) - 4.0;
-                    b = 1.1 * b + noise;
+                    b = 1.05 * b + noise;
                     b = b < 0.0 ? 0.0 : (b > 255.0 ? 255.0 : b);
                 }
                 break;

@@ -19,7 +19,7 @@ enum class Case : int {
     RotationZoom = 1, // rotation 3 degrees + zoom 1.04 about the centre
     SmoothField = 2,  // smooth random field, |flow| up to ~3 px
     Occlusion = 3,    // background + a moving textured square: two layers, occlusion
-    NoiseGain = 4,    // translation with brightness gain 1.1 and +-4 grey levels of noise
+    NoiseGain = 4,    // translation with brightness gain 1.05 and +-4 grey levels of noise
     Count = 5
 };
 
