@@ -106,7 +106,7 @@ int main(void) {
     of_info info;
     of_flow flow;
     of_status st;
-    unsigned char* arena = arena_store + (64u - (size_t)arena_store % 64u) % 64u;
+    unsigned char* arena = arena_store + (64u - (uintptr_t)arena_store % 64u) % 64u;
     const double truth_u = STEP_X2 / 2.0, truth_v = STEP_Y2 / 2.0;
     int n, x, y, failed = 0;
 

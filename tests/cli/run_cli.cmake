@@ -6,6 +6,7 @@
 # FILES: files the command must create (deleted first, so stale ones do not count).
 # EPE_MAX: stdout must contain "EPE <number>" with the number <= EPE_MAX.
 # JSON_KEYS: stdout must parse as a JSON object holding these keys.
+# Arguments may not contain ";" (CMake would split them).
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 
 set(cmd)
