@@ -167,7 +167,7 @@ typedef struct of_config {
     void* device_arena;         /**< caller's device block, 256-byte aligned; default NULL */
     size_t device_arena_size;   /**< its size in bytes; >= of_memory.device_bytes */
     void* cuda_stream;          /**< cudaStream_t to run on; default NULL = the context's own */
-    const char* platform;       /**< board name override; default NULL = detect */
+    const char* platform;       /**< board name override; default NULL = detect (non-NULL: OF_ERR_UNSUPPORTED until the board tables exist) */
     of_variant variant;         /**< GPU kernel variant; default OF_VARIANT_AUTO */
     uint32_t block_width;       /**< GPU block width in threads; default 0 = the variant's default */
     uint32_t block_height;      /**< GPU block height; default 0 = the variant's default */
@@ -187,7 +187,7 @@ typedef struct of_memory {
 typedef struct of_image {
     uint32_t struct_size;   /**< sizeof(of_image) */
     of_pixel_format format; /**< must equal of_config.format */
-    of_memory_kind memory;  /**< OF_MEMORY_HOST for CPU backends */
+    of_memory_kind memory;  /**< HOST with every backend; CUDA_DEVICE / CUDA_MAPPED with CUDA only */
     uint32_t width;         /**< 1..of_config.max_width */
     uint32_t height;        /**< 1..of_config.max_height */
     size_t stride;          /**< bytes from one row to the next; >= width * bytes per pixel */
@@ -198,7 +198,7 @@ typedef struct of_image {
 typedef struct of_flow {
     uint32_t struct_size;  /**< sizeof(of_flow) */
     of_flow_layout layout; /**< planar or interleaved */
-    of_memory_kind memory; /**< OF_MEMORY_HOST for CPU backends */
+    of_memory_kind memory; /**< HOST with every backend; CUDA_DEVICE / CUDA_MAPPED with CUDA only */
     uint32_t width;        /**< must equal the frames' width */
     uint32_t height;       /**< must equal the frames' height */
     size_t stride;         /**< bytes between rows of a plane; >= width*4 (planar), width*8 (interleaved) */

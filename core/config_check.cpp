@@ -124,6 +124,10 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
                         "config: block %ux%u exceeds 1024 threads", cfg->block_width, cfg->block_height);
     if (cfg->fused_depth > 16)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: fused_depth %u > 16", cfg->fused_depth);
+    if (cfg->platform)
+        return err.fail(OF_ERR_UNSUPPORTED,
+                        "config: platform \"%.40s\": board tables are not implemented yet (use NULL)",
+                        cfg->platform);
     if (cfg->host_arena && (reinterpret_cast<std::uintptr_t>(cfg->host_arena) % 64) != 0)
         return err.fail(OF_ERR_ARENA, "config: host_arena %p is not 64-byte aligned", cfg->host_arena);
     if (cfg->device_arena && (reinterpret_cast<std::uintptr_t>(cfg->device_arena) % 256) != 0)

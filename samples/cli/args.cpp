@@ -73,6 +73,9 @@ const char* usage_text() {
            "  --algo A            tvl1 | hs | clg | lk (default tvl1)\n"
            "  --backend B         auto | reference | neon | cuda (default auto)\n"
            "  --precision P       auto | f32 | f16 (default auto)\n"
+           "  --variant V         GPU kernels: auto | global | fused | multi-iter\n"
+           "  --block WxH         GPU block size (default: the variant's)\n"
+           "  --fused-depth N     iterations per launch for multi-iter (0 = default)\n"
            "  --levels N          pyramid levels, 0 = automatic\n"
            "  --scale F           pyramid downscale factor per level, in (0, 1)\n"
            "  --warps N           warps per level\n"
@@ -123,7 +126,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "-o", "--color", "--gt", "--synth", "--size", "--seed", "--save-frames",
             "--algo", "--backend", "--precision", "--levels", "--scale", "--warps", "--iters",
             "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
-            "--window", "--platform", "--repeat"};
+            "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -168,6 +171,12 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
         } else if (arg == "--precision") {
             if (!one_of(value, {"auto", "f32", "f16"})) return bad("auto, f32 or f16");
             o->precision = value;
+        } else if (arg == "--variant") {
+            if (!one_of(value, {"auto", "global", "fused", "multi-iter"}))
+                return bad("auto, global, fused or multi-iter");
+            o->variant = value;
+        } else if (arg == "--block") {
+            if (!parse_size(value, &o->block_w, &o->block_h)) return bad("WxH");
         } else if (arg == "--size") {
             if (!parse_size(value, &o->width, &o->height)) return bad("WxH, each 1..32768");
             o->size_given = true;
@@ -176,13 +185,14 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
         } else if (arg == "--repeat") {
             if (!parse_u32(value, 1, 10000, &o->repeat)) return bad("an integer 1..10000");
         } else if (arg == "--levels" || arg == "--warps" || arg == "--iters" ||
-                   arg == "--threads" || arg == "--window") {
+                   arg == "--threads" || arg == "--window" || arg == "--fused-depth") {
             if (!parse_u32(value, 0, 0xffffffffu, &u)) return bad("a non-negative integer");
             (arg == "--levels"    ? o->levels
              : arg == "--warps"   ? o->warps
              : arg == "--iters"   ? o->iters
              : arg == "--threads" ? o->threads
-                                  : o->window) = u;
+             : arg == "--window"  ? o->window
+                                  : o->fused_depth) = u;
         } else {
             if (!parse_float(value, &f)) return bad("a number");
             (arg == "--scale"     ? o->scale

@@ -27,8 +27,10 @@ struct Options {
     std::string algo = "tvl1";   ///< tvl1|hs|clg|lk
     std::string backend = "auto";   ///< auto|reference|neon|cuda
     std::string precision = "auto"; ///< auto|f32|f16
+    std::string variant = "auto";   ///< auto|global|fused|multi-iter
     std::optional<std::string> platform;
-    std::optional<uint32_t> levels, warps, iters, threads, window;
+    int block_w = 0, block_h = 0;   ///< --block WxH (0 = the variant's default)
+    std::optional<uint32_t> levels, warps, iters, threads, window, fused_depth;
     std::optional<float> scale, epsilon, lambda, tau, theta, alpha, rho;
 };
 

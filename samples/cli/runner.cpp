@@ -87,6 +87,13 @@ bool Flow::create(const Options& o, int width, int height, of_pixel_format forma
     if (o.rho) cfg.hs.rho = *o.rho;
     if (o.window) cfg.lk.window = *o.window;
     if (o.platform) cfg.platform = o.platform->c_str();
+    cfg.variant = o.variant == "global"       ? OF_VARIANT_GLOBAL
+                  : o.variant == "fused"      ? OF_VARIANT_FUSED
+                  : o.variant == "multi-iter" ? OF_VARIANT_MULTI_ITER
+                                              : OF_VARIANT_AUTO;
+    cfg.block_width = static_cast<uint32_t>(o.block_w);
+    cfg.block_height = static_cast<uint32_t>(o.block_h);
+    if (o.fused_depth) cfg.fused_depth = *o.fused_depth;
 
     of_destroy(ctx_);
     ctx_ = nullptr;
