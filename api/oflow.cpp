@@ -4,6 +4,7 @@
 
 #include "core/config_check.hpp"
 #include "core/context.hpp"
+#include "core/enum_raw.hpp"
 #include "core/plan.hpp"
 #include "core/ref/kernels_ref.hpp"
 #include "core/select.hpp"
@@ -24,22 +25,25 @@ namespace {
 
 ErrorSink thread_sink() { return ErrorSink{oflow::thread_error_buffer()}; }
 
-const char* memory_name(of_memory_kind m) {
+using oflow::raw_enum;
+
+const char* memory_name(int32_t m) {
     switch (m) {
     case OF_MEMORY_HOST: return "HOST";
     case OF_MEMORY_CUDA_DEVICE: return "CUDA_DEVICE";
     case OF_MEMORY_CUDA_MAPPED: return "CUDA_MAPPED";
+    default: return "unknown";
     }
-    return "unknown";
 }
 
-std::size_t pixel_bytes(of_pixel_format f) {
+// Bytes per pixel of a raw format value; 0 when unknown.
+std::size_t pixel_bytes(int32_t f) {
     switch (f) {
     case OF_PIXEL_U8: return 1;
     case OF_PIXEL_U16: return 2;
     case OF_PIXEL_F32: return 4;
+    default: return 0;
     }
-    return 0;
 }
 
 // Checks that rows of `row_bytes` starting `stride` apart, `height` of them, can be addressed
@@ -52,17 +56,13 @@ bool span_fits(const void* data, std::size_t stride, uint32_t height, std::size_
     return reinterpret_cast<std::uintptr_t>(data) <= std::numeric_limits<std::uintptr_t>::max() - span;
 }
 
-bool memory_kind_valid(of_memory_kind m) {
-    return m == OF_MEMORY_HOST || m == OF_MEMORY_CUDA_DEVICE || m == OF_MEMORY_CUDA_MAPPED;
-}
-
 // Host memory works everywhere; device and mapped memory only on the CUDA path.
-of_status check_memory(of_memory_kind m, of_backend backend, const char* name, const ErrorSink& err) {
-    if (!memory_kind_valid(m))
-        return err.fail(OF_ERR_FORMAT, "%s: unknown memory kind %d", name, static_cast<int>(m));
+of_status check_memory(int32_t m, of_backend backend, const char* name, const ErrorSink& err) {
+    if (m != OF_MEMORY_HOST && m != OF_MEMORY_CUDA_DEVICE && m != OF_MEMORY_CUDA_MAPPED)
+        return err.fail(OF_ERR_FORMAT, "%s: unknown memory kind %d", name, m);
     if (m != OF_MEMORY_HOST && backend != OF_BACKEND_CUDA)
         return err.fail(OF_ERR_FORMAT, "%s: memory kind %s (%d) needs the CUDA backend", name,
-                        memory_name(m), static_cast<int>(m));
+                        memory_name(m), m);
     return OF_OK;
 }
 
@@ -73,13 +73,13 @@ of_status check_image(const of_config& cfg, of_backend backend, const of_image* 
         return err.fail(OF_ERR_STRUCT_SIZE, "%s: struct_size %u, this library expects %u", name,
                         img->struct_size, static_cast<unsigned>(sizeof(of_image)));
     if (!img->data) return err.fail(OF_ERR_NULL_POINTER, "%s: data is NULL", name);
-    const std::size_t bpp = pixel_bytes(img->format);
-    if (bpp == 0)
-        return err.fail(OF_ERR_FORMAT, "%s: unknown pixel format %d", name, static_cast<int>(img->format));
-    if (img->format != cfg.format)
+    const int32_t format = raw_enum(img->format);
+    const std::size_t bpp = pixel_bytes(format);
+    if (bpp == 0) return err.fail(OF_ERR_FORMAT, "%s: unknown pixel format %d", name, format);
+    if (format != cfg.format)
         return err.fail(OF_ERR_FORMAT, "%s: pixel format %d differs from the config's %d", name,
-                        static_cast<int>(img->format), static_cast<int>(cfg.format));
-    of_status ms = check_memory(img->memory, backend, name, err);
+                        format, static_cast<int>(cfg.format));
+    of_status ms = check_memory(raw_enum(img->memory), backend, name, err);
     if (ms != OF_OK) return ms;
     if (img->width == 0 || img->height == 0)
         return err.fail(OF_ERR_SIZE, "%s: size %ux%u is empty", name, img->width, img->height);
@@ -108,12 +108,13 @@ of_status check_flow(const of_flow* out, of_backend backend, uint32_t w, uint32_
     if (out->struct_size != sizeof(of_flow))
         return err.fail(OF_ERR_STRUCT_SIZE, "flow: struct_size %u, this library expects %u",
                         out->struct_size, static_cast<unsigned>(sizeof(of_flow)));
-    if (out->layout != OF_FLOW_PLANAR && out->layout != OF_FLOW_INTERLEAVED)
-        return err.fail(OF_ERR_FORMAT, "flow: unknown layout %d", static_cast<int>(out->layout));
-    of_status ms = check_memory(out->memory, backend, "flow", err);
+    const int32_t layout = raw_enum(out->layout);
+    if (layout != OF_FLOW_PLANAR && layout != OF_FLOW_INTERLEAVED)
+        return err.fail(OF_ERR_FORMAT, "flow: unknown layout %d", layout);
+    of_status ms = check_memory(raw_enum(out->memory), backend, "flow", err);
     if (ms != OF_OK) return ms;
     if (!out->u) return err.fail(OF_ERR_NULL_POINTER, "flow: u is NULL");
-    const bool planar = out->layout == OF_FLOW_PLANAR;
+    const bool planar = layout == OF_FLOW_PLANAR;
     if (planar && !out->v) return err.fail(OF_ERR_NULL_POINTER, "flow: v is NULL (planar layout)");
     if (!planar && out->v)
         return err.fail(OF_ERR_FORMAT, "flow: v must be NULL with the interleaved layout");
@@ -177,9 +178,10 @@ OF_API of_status of_config_init(of_config* cfg, of_algorithm algo) {
     const ErrorSink err = thread_sink();
     if (!cfg) return err.fail(OF_ERR_NULL_POINTER, "of_config_init: cfg is NULL");
     of_config tmp;
-    if (!oflow::config_defaults(&tmp, algo))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "of_config_init: unknown algorithm %d",
-                        static_cast<int>(algo));
+    const int32_t a = raw_enum(algo);
+    if (a != OF_ALGO_TVL1 && a != OF_ALGO_HS && a != OF_ALGO_CLG && a != OF_ALGO_LK)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "of_config_init: unknown algorithm %d", a);
+    oflow::config_defaults(&tmp, algo);
     *cfg = tmp;
     return OF_OK;
 }
@@ -239,8 +241,8 @@ OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_imag
 OF_API void of_destroy(of_context* ctx) { oflow::context_destroy(ctx); }
 
 OF_API of_status of_get_info(const of_context* ctx, of_info* info) {
-    const ErrorSink err = thread_sink();
-    if (!ctx) return err.fail(OF_ERR_NULL_POINTER, "of_get_info: context is NULL");
+    if (!ctx) return thread_sink().fail(OF_ERR_NULL_POINTER, "of_get_info: context is NULL");
+    const ErrorSink err = ctx->sink();
     if (!info) return err.fail(OF_ERR_NULL_POINTER, "of_get_info: info is NULL");
     if (info->struct_size != sizeof(of_info))
         return err.fail(OF_ERR_STRUCT_SIZE, "of_info: struct_size %u, this library expects %u",
@@ -249,7 +251,7 @@ OF_API of_status of_get_info(const of_context* ctx, of_info* info) {
     return OF_OK;
 }
 
-OF_API const char* of_status_string(of_status s) { return oflow::status_text(s); }
+OF_API const char* of_status_string(of_status s) { return oflow::status_text(raw_enum(s)); }
 
 OF_API const char* of_last_error(const of_context* ctx) {
     return ctx ? ctx->error : oflow::thread_error_buffer();

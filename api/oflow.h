@@ -5,7 +5,8 @@
  *  - C99; compiles alone with -std=c99 -pedantic and as C++.
  *  - Every struct the caller passes in begins with `uint32_t struct_size`, which must be set
  *    to sizeof(the struct) as the caller compiled it. Structs only grow at the end.
- *  - Enum values never change; new values are appended.
+ *  - Enum values never change; new values are appended. Every enum is 32-bit; the library
+ *    accepts any int in an enum field and answers an unknown value with a status.
  *  - No entry point throws, aborts or prints. Each returns an of_status; on failure it writes
  *    nothing to its outputs, leaves the context usable, and records a message that
  *    of_last_error() returns.
@@ -60,7 +61,8 @@ typedef enum of_status {
     OF_ERR_OVERFLOW = 11,           /**< a size computation would overflow */
     OF_ERR_OUT_OF_MEMORY = 12,      /**< of_create could not allocate its arena */
     OF_ERR_DEVICE = 13,             /**< a CUDA error; of_last_error carries its text */
-    OF_ERR_INTERNAL = 14            /**< a bug: an invariant of the library failed */
+    OF_ERR_INTERNAL = 14,           /**< a bug: an invariant of the library failed */
+    OF_STATUS_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_status;
 
 /** Flow algorithm. */
@@ -68,7 +70,8 @@ typedef enum of_algorithm {
     OF_ALGO_TVL1 = 1, /**< TV-L1 (Zach-Pock-Bischof duality scheme, IPOL variant) */
     OF_ALGO_HS = 2,   /**< Horn-Schunck; not implemented yet: OF_ERR_UNSUPPORTED */
     OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn); not implemented yet: OF_ERR_UNSUPPORTED */
-    OF_ALGO_LK = 4    /**< dense pyramidal Lucas-Kanade; not implemented yet: OF_ERR_UNSUPPORTED */
+    OF_ALGO_LK = 4,   /**< dense pyramidal Lucas-Kanade; not implemented yet: OF_ERR_UNSUPPORTED */
+    OF_ALGO_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_algorithm;
 
 /** Where the work runs. */
@@ -76,14 +79,16 @@ typedef enum of_backend {
     OF_BACKEND_AUTO = 0,      /**< choose per frame size from the board's tuning row */
     OF_BACKEND_REFERENCE = 1, /**< portable C++ reference path; always available */
     OF_BACKEND_NEON = 2,      /**< aarch64 NEON path */
-    OF_BACKEND_CUDA = 3       /**< CUDA path */
+    OF_BACKEND_CUDA = 3,      /**< CUDA path */
+    OF_BACKEND_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_backend;
 
 /** Arithmetic and storage precision of the solver. */
 typedef enum of_precision {
     OF_PRECISION_AUTO = 0, /**< the board table's choice; F32 until the tables exist */
     OF_PRECISION_F32 = 1,
-    OF_PRECISION_F16 = 2 /**< F16 storage; paths without F16 run F32 and of_get_info says so */
+    OF_PRECISION_F16 = 2, /**< F16 storage; paths without F16 run F32 and of_get_info says so */
+    OF_PRECISION_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_precision;
 
 /** Pixel format of input frames (single channel). Intensities are used on a 0..255 scale:
@@ -91,20 +96,23 @@ typedef enum of_precision {
 typedef enum of_pixel_format {
     OF_PIXEL_U8 = 1,
     OF_PIXEL_U16 = 2,
-    OF_PIXEL_F32 = 3
+    OF_PIXEL_F32 = 3,
+    OF_PIXEL_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_pixel_format;
 
 /** Where a buffer lives. */
 typedef enum of_memory_kind {
     OF_MEMORY_HOST = 0,        /**< ordinary host memory */
     OF_MEMORY_CUDA_DEVICE = 1, /**< cudaMalloc'd device memory (CUDA backend only) */
-    OF_MEMORY_CUDA_MAPPED = 2  /**< host memory mapped into the device (zero-copy) */
+    OF_MEMORY_CUDA_MAPPED = 2, /**< host memory mapped into the device (zero-copy) */
+    OF_MEMORY_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_memory_kind;
 
 /** Layout of the output flow. */
 typedef enum of_flow_layout {
     OF_FLOW_PLANAR = 0,     /**< u in one plane, v in another (of_flow.u, of_flow.v) */
-    OF_FLOW_INTERLEAVED = 1 /**< (u,v) float pairs in one plane at of_flow.u; v must be NULL */
+    OF_FLOW_INTERLEAVED = 1, /**< (u,v) float pairs in one plane at of_flow.u; v must be NULL */
+    OF_FLOW_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_flow_layout;
 
 /** Kernel variant of a GPU path (ALGORITHMS.md section 1). CPU paths ignore it. */
@@ -112,13 +120,15 @@ typedef enum of_variant {
     OF_VARIANT_AUTO = 0,       /**< the board table's choice for the size */
     OF_VARIANT_GLOBAL = 1,     /**< two kernels per iteration, global memory (the baseline) */
     OF_VARIANT_FUSED = 2,      /**< one kernel per iteration, shared-memory tile + halo */
-    OF_VARIANT_MULTI_ITER = 3  /**< several iterations per launch in shared memory */
+    OF_VARIANT_MULTI_ITER = 3, /**< several iterations per launch in shared memory */
+    OF_VARIANT_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_variant;
 
 /** Linear solver for HS/CLG. */
 typedef enum of_solver {
     OF_SOLVER_JACOBI = 0,
-    OF_SOLVER_RED_BLACK_SOR = 1
+    OF_SOLVER_RED_BLACK_SOR = 1,
+    OF_SOLVER_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_solver;
 
 /** TV-L1 parameters (ALGORITHMS.md section 1). */
@@ -190,8 +200,8 @@ typedef struct of_image {
     of_memory_kind memory;  /**< HOST with every backend; CUDA_DEVICE / CUDA_MAPPED with CUDA only */
     uint32_t width;         /**< 1..of_config.max_width */
     uint32_t height;        /**< 1..of_config.max_height */
-    size_t stride;          /**< bytes from one row to the next; >= width * bytes per pixel */
-    const void* data;       /**< first pixel; aligned to its pixel type */
+    size_t stride;          /**< bytes from one row to the next; >= width * bytes per pixel, a multiple of it */
+    const void* data;       /**< first pixel; aligned to its pixel size */
 } of_image;
 
 /** Output flow, F32, in pixels: frame1(x + u, y + v) ~ frame0(x, y). */
@@ -201,7 +211,7 @@ typedef struct of_flow {
     of_memory_kind memory; /**< HOST with every backend; CUDA_DEVICE / CUDA_MAPPED with CUDA only */
     uint32_t width;        /**< must equal the frames' width */
     uint32_t height;       /**< must equal the frames' height */
-    size_t stride;         /**< bytes between rows of a plane; >= width*4 (planar), width*8 (interleaved) */
+    size_t stride;         /**< bytes between rows of a plane; >= width*4 (planar), width*8 (interleaved); a multiple of 4 */
     float* u;              /**< u plane, or the interleaved (u,v) plane */
     float* v;              /**< v plane; NULL when interleaved */
 } of_flow;

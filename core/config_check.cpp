@@ -1,5 +1,7 @@
 #include "core/config_check.hpp"
 
+#include "core/enum_raw.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -48,24 +50,24 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (cfg->struct_size != sizeof(of_config))
         return err.fail(OF_ERR_STRUCT_SIZE, "config: struct_size %u, this library expects %u",
                         cfg->struct_size, static_cast<unsigned>(sizeof(of_config)));
-    switch (cfg->algorithm) {
+    const int32_t algo = raw_enum(cfg->algorithm);
+    switch (algo) {
     case OF_ALGO_TVL1: break;
     case OF_ALGO_HS:
     case OF_ALGO_CLG:
     case OF_ALGO_LK:
         return err.fail(OF_ERR_UNSUPPORTED, "config: algorithm %d (%s) is not implemented yet",
-                        static_cast<int>(cfg->algorithm),
-                        cfg->algorithm == OF_ALGO_HS ? "HS" : cfg->algorithm == OF_ALGO_CLG ? "CLG" : "LK");
+                        algo, algo == OF_ALGO_HS ? "HS" : algo == OF_ALGO_CLG ? "CLG" : "LK");
     default:
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown algorithm %d",
-                        static_cast<int>(cfg->algorithm));
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown algorithm %d", algo);
     }
     if (cfg->max_width < 1 || cfg->max_width > 32768 || cfg->max_height < 1 || cfg->max_height > 32768)
         return err.fail(OF_ERR_INVALID_ARGUMENT,
                         "config: max size %ux%u outside 1..32768 per side", cfg->max_width,
                         cfg->max_height);
-    if (cfg->format != OF_PIXEL_U8 && cfg->format != OF_PIXEL_U16 && cfg->format != OF_PIXEL_F32)
-        return err.fail(OF_ERR_FORMAT, "config: unknown pixel format %d", static_cast<int>(cfg->format));
+    const int32_t format = raw_enum(cfg->format);
+    if (format != OF_PIXEL_U8 && format != OF_PIXEL_U16 && format != OF_PIXEL_F32)
+        return err.fail(OF_ERR_FORMAT, "config: unknown pixel format %d", format);
     if (cfg->levels > 16)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: levels %u > 16", cfg->levels);
     if (!(cfg->scale_factor > 0.0f && cfg->scale_factor < 1.0f))
@@ -97,27 +99,18 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
         return err.fail(OF_ERR_UNSUPPORTED,
                         "config: time_budget_ms %g: time budgets are not implemented yet (use 0)",
                         static_cast<double>(cfg->time_budget_ms));
-    switch (cfg->precision) {
-    case OF_PRECISION_AUTO:
-    case OF_PRECISION_F32:
-    case OF_PRECISION_F16: break;
-    default:
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown precision %d",
-                        static_cast<int>(cfg->precision));
-    }
-    switch (cfg->backend) {
-    case OF_BACKEND_AUTO:
-    case OF_BACKEND_REFERENCE:
-    case OF_BACKEND_NEON:
-    case OF_BACKEND_CUDA: break; // availability is decided by select_and_plan()
-    default:
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown backend %d",
-                        static_cast<int>(cfg->backend));
-    }
-    if (cfg->variant != OF_VARIANT_AUTO && cfg->variant != OF_VARIANT_GLOBAL &&
-        cfg->variant != OF_VARIANT_FUSED && cfg->variant != OF_VARIANT_MULTI_ITER)
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown variant %d",
-                        static_cast<int>(cfg->variant));
+    const int32_t precision = raw_enum(cfg->precision);
+    if (precision != OF_PRECISION_AUTO && precision != OF_PRECISION_F32 && precision != OF_PRECISION_F16)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown precision %d", precision);
+    // Availability of a known backend is decided by select_and_plan().
+    const int32_t backend = raw_enum(cfg->backend);
+    if (backend != OF_BACKEND_AUTO && backend != OF_BACKEND_REFERENCE && backend != OF_BACKEND_NEON &&
+        backend != OF_BACKEND_CUDA)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown backend %d", backend);
+    const int32_t variant = raw_enum(cfg->variant);
+    if (variant != OF_VARIANT_AUTO && variant != OF_VARIANT_GLOBAL && variant != OF_VARIANT_FUSED &&
+        variant != OF_VARIANT_MULTI_ITER)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown variant %d", variant);
     if (cfg->block_width > 1024 || cfg->block_height > 1024 ||
         cfg->block_width * cfg->block_height > 1024)
         return err.fail(OF_ERR_INVALID_ARGUMENT,

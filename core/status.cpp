@@ -18,7 +18,7 @@ char* thread_error_buffer() {
     return buf;
 }
 
-const char* status_text(of_status s) {
+const char* status_text(int32_t s) {
     switch (s) {
     case OF_OK: return "OF_OK: success";
     case OF_ERR_NULL_POINTER: return "OF_ERR_NULL_POINTER: a required pointer is NULL";
@@ -35,8 +35,8 @@ const char* status_text(of_status s) {
     case OF_ERR_OUT_OF_MEMORY: return "OF_ERR_OUT_OF_MEMORY: allocation failed";
     case OF_ERR_DEVICE: return "OF_ERR_DEVICE: CUDA error";
     case OF_ERR_INTERNAL: return "OF_ERR_INTERNAL: internal error";
+    default: return "OF_ERR_?: unknown status value";
     }
-    return "OF_ERR_?: unknown status value";
 }
 
 } // namespace oflow

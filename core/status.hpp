@@ -6,6 +6,7 @@
 #include "oflow.h"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace oflow {
 
@@ -28,8 +29,8 @@ struct ErrorSink {
 /// The thread's error buffer for calls that have no context.
 char* thread_error_buffer();
 
-/// Static text for a status; never null.
-const char* status_text(of_status s);
+/// Static text for a raw status value; never null (unknown values get a generic text).
+const char* status_text(int32_t s);
 
 } // namespace oflow
 

@@ -25,6 +25,7 @@ void convert_ref(const of_image& src, Plane dst, int y0, int y1) {
             for (int x = 0; x < dst.w; ++x) out[x] = rf[x];
             break;
         }
+        default: break; // unreachable: the format was validated by the API
         }
     }
 }

@@ -20,6 +20,7 @@ const char* algo_name(of_algorithm a) {
     case OF_ALGO_HS: return "hs";
     case OF_ALGO_CLG: return "clg";
     case OF_ALGO_LK: return "lk";
+    default: break;
     }
     return "unknown";
 }
@@ -30,6 +31,7 @@ const char* backend_name(of_backend b) {
     case OF_BACKEND_REFERENCE: return "reference";
     case OF_BACKEND_NEON: return "neon";
     case OF_BACKEND_CUDA: return "cuda";
+    default: break;
     }
     return "unknown";
 }
@@ -39,6 +41,7 @@ const char* precision_name(of_precision p) {
     case OF_PRECISION_AUTO: return "auto";
     case OF_PRECISION_F32: return "f32";
     case OF_PRECISION_F16: return "f16";
+    default: break;
     }
     return "unknown";
 }
@@ -48,6 +51,7 @@ const char* format_name(of_pixel_format f) {
     case OF_PIXEL_U8: return "u8";
     case OF_PIXEL_U16: return "u16";
     case OF_PIXEL_F32: return "f32";
+    default: break;
     }
     return "unknown";
 }
