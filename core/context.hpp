@@ -27,9 +27,9 @@ struct of_context {
     void* buf[oflow::kHostBufCount];// carved buffers; buf[kBufContext] == this
     oflow::cuda::State* cuda;       // the CUDA path's state, or null
     of_info info;
-    char error[oflow::kErrorCapacity];
+    mutable char error[oflow::kErrorCapacity]; // of_last_error; written by const calls too
 
-    oflow::ErrorSink sink() { return oflow::ErrorSink{error}; }
+    oflow::ErrorSink sink() const { return oflow::ErrorSink{error}; }
 };
 
 namespace oflow {
