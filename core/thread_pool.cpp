@@ -1,6 +1,5 @@
 #include "core/thread_pool.hpp"
 
-#include <system_error>
 
 namespace oflow {
 
@@ -9,13 +8,18 @@ void ThreadPool::band_rows(int rows, int bands, int band, int* y0, int* y1) {
     *y1 = static_cast<int>(static_cast<long long>(rows) * (band + 1) / bands);
 }
 
+void* ThreadPool::trampoline(void* slot) {
+    Slot* s = static_cast<Slot*>(slot);
+    s->pool->worker(s->index);
+    return nullptr;
+}
+
 bool ThreadPool::start(int threads) {
     threads_ = 1;
     quit_ = false;
     for (int i = 0; i + 1 < threads; ++i) {
-        try {
-            workers_[i] = std::thread(&ThreadPool::worker, this, i + 1);
-        } catch (const std::system_error&) {
+        slots_[i] = Slot{this, i + 1};
+        if (pthread_create(&workers_[i], nullptr, &ThreadPool::trampoline, &slots_[i]) != 0) {
             stop();
             return false;
         }
@@ -30,8 +34,7 @@ void ThreadPool::stop() {
         quit_ = true;
     }
     start_cv_.notify_all();
-    for (int i = 0; i + 1 < threads_; ++i)
-        if (workers_[i].joinable()) workers_[i].join();
+    for (int i = 0; i + 1 < threads_; ++i) pthread_join(workers_[i], nullptr);
     threads_ = 1;
 }
 

@@ -5,12 +5,17 @@
 //
 // Invariant: band b always gets the same rows for the same (rows, threads), so per-band
 // reductions combined in band order are deterministic.
+//
+// Workers are POSIX threads started with a static trampoline: unlike std::thread this
+// allocates nothing from the heap, so a context on a caller's arena allocates nothing at all
+// (the OS maps the thread stacks).
 #ifndef OFLOW_CORE_THREAD_POOL_HPP
 #define OFLOW_CORE_THREAD_POOL_HPP
 
+#include <pthread.h>
+
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 
 namespace oflow {
 
@@ -42,11 +47,17 @@ public:
     }
 
 private:
+    struct Slot {
+        ThreadPool* pool;
+        int index;
+    };
+    static void* trampoline(void* slot);
     void worker(int index);
     static void band_rows(int rows, int bands, int band, int* y0, int* y1);
 
     int threads_ = 1;
-    std::thread workers_[kMaxThreads - 1];
+    pthread_t workers_[kMaxThreads - 1];
+    Slot slots_[kMaxThreads - 1];
     std::mutex mu_;
     std::condition_variable start_cv_, done_cv_;
     unsigned long generation_ = 0;
