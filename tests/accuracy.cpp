@@ -4,9 +4,9 @@
 // iterations 100, epsilon 0.01, other parameters at their defaults. EPE = mean endpoint
 // error against the ground truth, AAE = mean angular error (Barron: angle between (u,v,1)
 // and (gu,gv,1)), both over all pixels ("all") and without a 4-pixel border ("int").
-// Each case has a bound on one of the two (column "on"); the border is excluded only where
-// flow points out of the frame so that the border pixels have no correspondence at all
-// (see kBounds). Bounds are what the implementation achieves plus ~25-30 % margin.
+// Each case has a bound on both (the all-pixel number includes border pixels whose
+// correspondence left the frame). Bounds are what the implementation achieves plus ~30 %
+// margin; "EPE 0" is the EPE of a zero flow, for scale.
 //
 // Also: U8 / U16 / F32 inputs of the same (integer-valued) picture give the same flow;
 // a zero-motion pair gives ~0 flow; flat images give finite (zero) flow; 1x1, 2x2, 1xN, Nx1
@@ -22,17 +22,24 @@ namespace {
 
 struct Bound {
     Case c;
-    bool interior; // bound applies to the 4-px-border-excluded EPE
-    double epe;    // bound on the mean EPE (pixels)
+    double epe_all; // bound on the mean EPE over all pixels
+    double epe_int; // bound on the mean EPE without the 4-px border
 };
 
-// Calibrated on the reference path (see the printed table); margin ~25-30 %.
+// Calibrated on the reference path (x86-64, gcc 12; Release and ASan+UBSan agree):
+//   case           EPE all  EPE int   bounds all / int
+//   translation     0.0176   0.0130   0.023 / 0.017
+//   rotation-zoom   0.0668   0.0300   0.087 / 0.039
+//   smooth-field    0.0543   0.0457   0.070 / 0.059
+//   occlusion       0.0920   0.1014   0.12  / 0.13
+//   noise-gain      0.4449   0.4337   0.57  / 0.56  (brightness constancy does not model the
+//                                                    5 % gain; zero flow scores 1.97)
 const Bound kBounds[] = {
-    {Case::Translation, false, 0.50},
-    {Case::RotationZoom, true, 0.50},
-    {Case::SmoothField, false, 0.50},
-    {Case::Occlusion, true, 0.80},
-    {Case::NoiseGain, false, 0.80},
+    {Case::Translation, 0.023, 0.017},
+    {Case::RotationZoom, 0.087, 0.039},
+    {Case::SmoothField, 0.070, 0.059},
+    {Case::Occlusion, 0.12, 0.13},
+    {Case::NoiseGain, 0.57, 0.56},
 };
 
 const uint32_t kW = 160, kH = 120;
@@ -51,12 +58,12 @@ of_config accuracy_cfg(uint32_t w, uint32_t h, of_pixel_format fmt) {
 }
 
 struct Errors {
-    double epe_all = 0, epe_int = 0, aae_all = 0, max_epe = 0;
+    double epe_all = 0, epe_int = 0, aae_all = 0, max_epe = 0, epe_zero = 0;
 };
 
 Errors errors(const FlowBuf& f, const Pair& p) {
     Errors e;
-    double sa = 0, si = 0, aa = 0;
+    double sa = 0, si = 0, aa = 0, sz = 0;
     size_t ni = 0;
     for (uint32_t y = 0; y < p.h; ++y)
         for (uint32_t x = 0; x < p.w; ++x) {
@@ -65,6 +72,7 @@ Errors errors(const FlowBuf& f, const Pair& p) {
             const double gu = p.gu[k], gv = p.gv[k];
             const double d = std::sqrt((u - gu) * (u - gu) + (v - gv) * (v - gv));
             sa += d;
+            sz += std::sqrt(gu * gu + gv * gv);
             e.max_epe = d > e.max_epe ? d : e.max_epe;
             const double dot = u * gu + v * gv + 1.0;
             const double nrm = std::sqrt(u * u + v * v + 1.0) * std::sqrt(gu * gu + gv * gv + 1.0);
@@ -81,6 +89,7 @@ Errors errors(const FlowBuf& f, const Pair& p) {
     const double n = static_cast<double>(p.w) * p.h;
     e.epe_all = sa / n;
     e.aae_all = aa / n;
+    e.epe_zero = sz / n;
     e.epe_int = ni ? si / static_cast<double>(ni) : 0.0;
     return e;
 }
@@ -99,8 +108,8 @@ void test_epe_table() {
     if (!ctx) return;
     std::printf("TV-L1 reference, %ux%u F32, levels auto, factor 0.5, warps 5, iterations 100, epsilon 0.01\n",
                 kW, kH);
-    std::printf("%-14s %8s %8s %8s %8s %8s %4s %7s %6s\n", "case", "EPE all", "EPE int", "AAE deg",
-                "max EPE", "bound", "on", "iters", "result");
+    std::printf("%-14s %8s %8s %8s %8s %8s %15s %6s %6s\n", "case", "EPE all", "EPE int", "AAE deg",
+                "max EPE", "EPE 0", "bounds all/int", "iters", "result");
     for (const Bound& b : kBounds) {
         const char* name = oflow::synth::case_name(b.c);
         Pair p = synth_pair(b.c, kW, kH, 1);
@@ -112,12 +121,14 @@ void test_epe_table() {
         info.struct_size = sizeof info;
         of_get_info(ctx, &info);
         const Errors e = errors(f, p);
-        const double measured = b.interior ? e.epe_int : e.epe_all;
-        const bool ok = measured <= b.epe;
-        std::printf("%-14s %8.4f %8.4f %8.3f %8.3f %8.2f %4s %7llu %6s\n", name, e.epe_all, e.epe_int,
-                    e.aae_all, e.max_epe, b.epe, b.interior ? "int" : "all",
+        const bool ok = e.epe_all <= b.epe_all && e.epe_int <= b.epe_int;
+        std::printf("%-14s %8.4f %8.4f %8.3f %8.3f %8.3f %7.3f/%-7.4f %6llu %6s\n", name, e.epe_all,
+                    e.epe_int, e.aae_all, e.max_epe, e.epe_zero, b.epe_all, b.epe_int,
                     static_cast<unsigned long long>(info.last_iterations), ok ? "ok" : "FAIL");
-        CHECK_MSG(ok, "%s: EPE %.4f above the bound %.2f", name, measured, b.epe);
+        CHECK_MSG(e.epe_all <= b.epe_all, "%s: EPE (all pixels) %.4f above the bound %.3f", name, e.epe_all,
+                  b.epe_all);
+        CHECK_MSG(e.epe_int <= b.epe_int, "%s: EPE (4-px border excluded) %.4f above the bound %.4f", name,
+                  e.epe_int, b.epe_int);
     }
     of_destroy(ctx);
 }

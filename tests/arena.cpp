@@ -11,6 +11,8 @@
 #include "test_util.hpp"
 
 #include <cstdlib>
+#include <map>
+#include <utility>
 
 using namespace oftest;
 
@@ -59,9 +61,19 @@ size_t info_host_bytes(of_context* ctx) {
 }
 
 // Process a pair of size w x h; true when OK with finite flow.
+// Frames are made once per size: the procedural texture costs more than the small solves here.
+const FramePair& frames_for(uint32_t w, uint32_t h) {
+    static std::map<std::pair<uint32_t, uint32_t>, FramePair> cache;
+    auto it = cache.find({w, h});
+    if (it == cache.end())
+        it = cache.emplace(std::make_pair(w, h),
+                           frames_of(synth_pair(oflow::synth::Case::Translation, w, h, 11), OF_PIXEL_U8))
+                 .first;
+    return it->second;
+}
+
 bool process_ok(of_context* ctx, uint32_t w, uint32_t h, const char* what) {
-    Pair p = synth_pair(oflow::synth::Case::Translation, w, h, 11);
-    FramePair fp = frames_of(p, OF_PIXEL_U8);
+    const FramePair& fp = frames_for(w, h);
     FlowBuf f = make_flow(w, h);
     of_status s = of_process(ctx, &fp.prev.img, &fp.next.img, &f.f);
     if (s != OF_OK) {

@@ -20,14 +20,12 @@ namespace oftest {
 
 inline const char* st(of_status s) { return of_status_string(s); }
 
-/// An enum holding any int, also values outside its enumerators (for bad-input tests), without
-/// the compiler's range warnings on constant conversions.
+/// Stores any int into an enum field of a public struct, also values outside the enumerators
+/// (for bad-input tests), by its bytes: the test never holds such a value as a C++ enum.
 template <class E>
-inline E bad_enum(int v) {
+inline void set_raw(E& field, int v) {
     static_assert(sizeof(E) == sizeof(int), "enum is int-sized");
-    E e;
-    std::memcpy(&e, &v, sizeof e);
-    return e;
+    std::memcpy(&field, &v, sizeof field);
 }
 
 inline size_t bytes_per_pixel(of_pixel_format f) {
