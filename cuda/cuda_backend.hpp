@@ -13,6 +13,14 @@
 //    (a) one wait at the end when the output flow is in host memory and (b) one wait after the
 //    finiteness check of F32 frames that are in device memory. Device-memory output returns
 //    at once; the flow is complete when the stream reaches that point.
+//    Mapped-memory output (OF_MEMORY_CUDA_MAPPED) is host memory: it gets the end-of-frame
+//    wait like host output. Host frames are staged through the pinned slot; a host frame
+//    arriving while the previous frame's upload out of that slot is still in flight (only
+//    after a device-output frame) waits for that upload first.
+//  - Iteration counts: exact whenever the frame ends with a wait (host or mapped output);
+//    with device output the scheduled count (levels x warps x iterations), exact for
+//    epsilon == 0. Epsilon stops a warp on the device: per iteration for GLOBAL and FUSED,
+//    per launch (fused_depth iterations) for MULTI_ITER.
 //  - Every CUDA error becomes OF_ERR_DEVICE with cudaGetErrorString's text in err; never an
 //    abort. destroy() is safe after any failure of create().
 #ifndef OFLOW_CUDA_CUDA_BACKEND_HPP

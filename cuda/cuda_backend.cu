@@ -1,0 +1,380 @@
+// The CUDA path's entry points (cuda_backend.hpp): availability, plan, create (every
+// allocation, registration, stream, kernel loading and a warm-up frame), process (upload,
+// pipeline, output, at most the waits the contract allows) and destroy.
+//
+// Waits inside process():
+//  - host or mapped output: one cudaStreamSynchronize at the end; host output is then copied
+//    from the staging region to the caller (so nothing is written on error). The iteration
+//    count is exact (the stop slots come back with the flow).
+//  - device output: none; the flow is complete when the stream reaches that point, and the
+//    iteration count is the scheduled one (exact when epsilon == 0).
+//  - F32 frames in device memory: one wait after the finiteness check kernel.
+//  - host frames while the previous frame's upload out of the staging region is still in
+//    flight (only possible after a frame with device output): one wait for that upload.
+#include "cuda/cuda_check.cuh"
+#include "cuda/cuda_state.cuh"
+
+#include "core/ref/kernels_ref.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+namespace oflow {
+namespace cuda {
+namespace {
+
+void all_kernels(KernelList* l) {
+    l->n = 0;
+    list_pyramid_kernels(l);
+    list_warp_kernels(l);
+    list_global_kernels(l);
+    list_fused_kernels(l);
+    list_multi_kernels(l);
+}
+
+// Makes st's device current for the duration of a call, and puts the caller's back.
+struct DeviceScope {
+    int prev = -1;
+    bool switched = false;
+    explicit DeviceScope(int dev) {
+        if (cudaGetDevice(&prev) == cudaSuccess && prev != dev) switched = cudaSetDevice(dev) == cudaSuccess;
+        (void)cudaGetLastError();
+    }
+    ~DeviceScope() {
+        if (switched) (void)cudaSetDevice(prev);
+    }
+};
+
+std::size_t stage_bytes(const of_image& img) {
+    return static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height) *
+           format_bytes(img.format);
+}
+
+// Device-readable address of an image or flow plane.
+of_status device_view(const void* p, of_memory_kind kind, const void** out, const char* name,
+                      const ErrorSink& err) {
+    if (kind == OF_MEMORY_CUDA_MAPPED) {
+        void* d = nullptr;
+        const cudaError_t e = cudaHostGetDevicePointer(&d, const_cast<void*>(p), 0);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return err.fail(OF_ERR_DEVICE, "cuda: %s: cudaHostGetDevicePointer: %s: %s (is it mapped host memory?)",
+                            name, cudaGetErrorName(e), cudaGetErrorString(e));
+        }
+        *out = d;
+    } else {
+        *out = p;
+    }
+    return OF_OK;
+}
+
+of_status warm_up(State& st, const ErrorSink& err) {
+    // One small frame through the whole path (uploads from the staging region, pyramid, warps,
+    // iterations with the configured epsilon, download), so that nothing is left to set up
+    // lazily for the first real frame.
+    const int w = static_cast<int>(st.cfg.max_width < 64 ? st.cfg.max_width : 64);
+    const int h = static_cast<int>(st.cfg.max_height < 64 ? st.cfg.max_height : 64);
+    const std::size_t row = static_cast<std::size_t>(w) * format_bytes(st.cfg.format);
+    const DevLayout& l = st.lay;
+    for (int f = 0; f < 2; ++f) {
+        std::memset(st.pinned + l.stage_frame[f], 0, row * static_cast<std::size_t>(h));
+        OF_CUDA_TRY(cudaMemcpyAsync(st.arena + l.raw[f], st.pinned + l.stage_frame[f], row * static_cast<std::size_t>(h),
+                                    cudaMemcpyHostToDevice, st.stream),
+                    "warm-up upload");
+    }
+    SolveInfo info;
+    of_status s = run_tvl1(st, Src{st.arena + l.raw[0], row}, Src{st.arena + l.raw[1], row}, w, h, err, &info);
+    if (s != OF_OK) return s;
+    const LevelDims& d = info.dims[0];
+    OF_CUDA_TRY(cudaMemcpy2DAsync(st.pinned + l.stage_flow, static_cast<std::size_t>(w) * 8, st.arena + l.u[info.ucur],
+                                  static_cast<std::size_t>(d.pitch) * 8, static_cast<std::size_t>(w) * 8,
+                                  static_cast<std::size_t>(h), cudaMemcpyDeviceToHost, st.stream),
+                "warm-up download");
+    OF_CUDA_TRY(cudaMemcpyAsync(st.pinned + l.stage_ctrl, st.ctrl()->stop, sizeof(int) * kStopSlots,
+                                cudaMemcpyDeviceToHost, st.stream),
+                "warm-up download");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "warm-up frame");
+    return OF_OK;
+}
+
+} // namespace
+
+bool available(char* why, std::size_t why_len) {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n <= 0) {
+        std::snprintf(why, why_len, "no CUDA device (%s)", e != cudaSuccess ? cudaGetErrorName(e) : "0 devices");
+        (void)cudaGetLastError();
+        return false;
+    }
+    KernelList kl;
+    all_kernels(&kl);
+    cudaFuncAttributes fa;
+    e = cudaFuncGetAttributes(&fa, kl.fn[0]);
+    if (e != cudaSuccess) {
+        int dev = 0, major = 0, minor = 0;
+        (void)cudaGetDevice(&dev);
+        (void)cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        (void)cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        std::snprintf(why, why_len, "this build has no code for the device (sm_%d%d): %s", major, minor,
+                      cudaGetErrorName(e));
+        (void)cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
+of_status plan(const of_config& cfg, Need* need, const ErrorSink& err) {
+    Tuning t;
+    of_status s = resolve_tuning(cfg, &t, err);
+    if (s != OF_OK) return s;
+    DevLayout l;
+    if (make_layout(cfg, t, &l) != OF_OK)
+        return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,
+                        cfg.max_height);
+    need->device_bytes = l.device_bytes;
+    need->pinned_bytes = l.pinned_bytes;
+    need->state_bytes = sizeof(State);
+    return OF_OK;
+}
+
+of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const ErrorSink& err, State** out) {
+    *out = nullptr;
+    State* st = new (state_slot) State();
+    *out = st;
+    st->cfg = cfg;
+    st->cfg.platform = nullptr;
+    st->stream = nullptr;
+    st->own_stream = false;
+    st->event_ok = false;
+    st->arena = nullptr;
+    st->own_arena = false;
+    st->pinned = static_cast<unsigned char*>(pinned_slot);
+    st->registered = false;
+    st->device = 0;
+    st->bench_w = st->bench_h = 0;
+    st->bench_ucur = st->bench_pcur = 0;
+    of_status s = resolve_tuning(cfg, &st->tun, err);
+    if (s != OF_OK) return s;
+    if (make_layout(cfg, st->tun, &st->lay) != OF_OK)
+        return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,
+                        cfg.max_height);
+    st->presmooth = make_gaussian(cfg.presmooth_sigma);
+    const float f = cfg.scale_factor;
+    st->level_blur = make_gaussian(0.6f * std::sqrt(1.0f / (f * f) - 1.0f));
+    OF_CUDA_TRY(cudaGetDevice(&st->device), "cudaGetDevice");
+
+    // Device arena first: when it does not fit, fail before pinning host memory.
+    const DevLayout& l = st->lay;
+    if (cfg.device_arena) {
+        if (cfg.device_arena_size < l.device_bytes)
+            return err.fail(OF_ERR_ARENA, "config: device_arena_size %zu < %zu bytes needed", cfg.device_arena_size,
+                            l.device_bytes);
+        st->arena = static_cast<unsigned char*>(cfg.device_arena);
+    } else {
+        void* p = nullptr;
+        const cudaError_t e = cudaMalloc(&p, l.device_bytes);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return err.fail(OF_ERR_DEVICE, "cuda: cudaMalloc(%zu bytes) for the device arena: %s: %s", l.device_bytes,
+                            cudaGetErrorName(e), cudaGetErrorString(e));
+        }
+        st->arena = static_cast<unsigned char*>(p);
+        st->own_arena = true;
+    }
+    // Staging: page-locked so that uploads and downloads are true DMA. When registration fails
+    // (not supported on older Tegra drivers, a page already registered by a neighbouring small
+    // context's arena, a memlock limit) the copies still work from pageable memory.
+    {
+        const cudaError_t e = cudaHostRegister(st->pinned, l.pinned_bytes, cudaHostRegisterDefault);
+        st->registered = e == cudaSuccess;
+        if (e != cudaSuccess) (void)cudaGetLastError();
+    }
+    if (cfg.cuda_stream) {
+        st->stream = static_cast<cudaStream_t>(cfg.cuda_stream);
+    } else {
+        OF_CUDA_TRY(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        st->own_stream = true;
+    }
+    OF_CUDA_TRY(cudaEventCreateWithFlags(&st->uploaded, cudaEventDisableTiming), "cudaEventCreate");
+    st->event_ok = true;
+
+    // Load every kernel now (lazy module loading would otherwise do it in the first frame) and
+    // check the configured block against what the iteration kernels can launch.
+    KernelList kl;
+    all_kernels(&kl);
+    for (int i = 0; i < kl.n; ++i) {
+        cudaFuncAttributes fa;
+        const cudaError_t e = cudaFuncGetAttributes(&fa, kl.fn[i]);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return err.fail(OF_ERR_DEVICE, "cuda: loading kernel %s: %s: %s", kl.name[i], cudaGetErrorName(e),
+                            cudaGetErrorString(e));
+        }
+        // Iteration kernels carry __launch_bounds__(1024); anything else would show here.
+        const bool iteration_kernel = std::strncmp(kl.name[i], "global_calc", 11) == 0 ||
+                                      std::strncmp(kl.name[i], "fused", 5) == 0 ||
+                                      std::strncmp(kl.name[i], "multi_iter", 10) == 0;
+        if (iteration_kernel && st->tun.bw * st->tun.bh > fa.maxThreadsPerBlock)
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds the %d threads kernel %s can launch",
+                            st->tun.bw, st->tun.bh, fa.maxThreadsPerBlock, kl.name[i]);
+    }
+    s = warm_up(*st, err);
+    if (s != OF_OK) return s;
+    return OF_OK;
+}
+
+of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out, const ErrorSink& err,
+                  uint64_t* iterations, int* levels) {
+    if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: process without a state");
+    DeviceScope scope(st->device);
+    const DevLayout& l = st->lay;
+    const cudaStream_t s = st->stream;
+    const of_image* img[2] = {&prev, &next};
+    const char* names[2] = {"prev", "next"};
+    const int w = static_cast<int>(prev.width), h = static_cast<int>(prev.height);
+
+    // 1. F32 frames the host can read: check them before anything is enqueued.
+    for (int f = 0; f < 2; ++f)
+        if (img[f]->memory != OF_MEMORY_CUDA_DEVICE && !image_all_finite(*img[f]))
+            return err.fail(OF_ERR_NONFINITE, "%s: F32 pixels hold NaN or Inf", names[f]);
+
+    Src src[2];
+    for (int f = 0; f < 2; ++f) {
+        const void* p = nullptr;
+        of_status r = device_view(img[f]->data, img[f]->memory, &p, names[f], err);
+        if (r != OF_OK) return r;
+        src[f] = Src{p, img[f]->stride};
+    }
+
+    // 2. F32 frames in device memory: finiteness on the device (bit 1: prev, bit 2: next), one wait.
+    if (st->cfg.format == OF_PIXEL_F32 &&
+        (prev.memory == OF_MEMORY_CUDA_DEVICE || next.memory == OF_MEMORY_CUDA_DEVICE)) {
+        int* flag = &st->ctrl()->nonfinite;
+        int* back = reinterpret_cast<int*>(st->pinned + l.stage_ctrl + sizeof(int) * kStopSlots);
+        OF_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(int), s), "cudaMemsetAsync(nonfinite)");
+        for (int f = 0; f < 2; ++f)
+            if (img[f]->memory == OF_MEMORY_CUDA_DEVICE)
+                OF_CUDA_TRY(launch_nonfinite(src[f].p, src[f].stride, w, h, flag, 1 << f, s), "finiteness check launch");
+        OF_CUDA_TRY(cudaMemcpyAsync(back, flag, sizeof(int), cudaMemcpyDeviceToHost, s), "finiteness flag download");
+        OF_CUDA_TRY(cudaStreamSynchronize(s), "finiteness check");
+        if (*back & 1) return err.fail(OF_ERR_NONFINITE, "prev: F32 pixels hold NaN or Inf");
+        if (*back & 2) return err.fail(OF_ERR_NONFINITE, "next: F32 pixels hold NaN or Inf");
+    }
+
+    // 3. Host frames go up through the staging region.
+    const bool host_in = prev.memory == OF_MEMORY_HOST || next.memory == OF_MEMORY_HOST;
+    if (host_in) {
+        const cudaError_t q = cudaEventQuery(st->uploaded);
+        if (q == cudaErrorNotReady) {
+            (void)cudaGetLastError(); // "not ready" is an answer, not an error to report later
+            OF_CUDA_TRY(cudaEventSynchronize(st->uploaded), "waiting for the previous upload");
+        } else if (q != cudaSuccess) {
+            return device_fail(err, "previous upload", q);
+        }
+        for (int f = 0; f < 2; ++f) {
+            if (img[f]->memory != OF_MEMORY_HOST) continue;
+            const std::size_t row = static_cast<std::size_t>(w) * format_bytes(img[f]->format);
+            unsigned char* dst = st->pinned + l.stage_frame[f];
+            const unsigned char* from = static_cast<const unsigned char*>(img[f]->data);
+            if (img[f]->stride == row) {
+                std::memcpy(dst, from, row * static_cast<std::size_t>(h));
+            } else {
+                for (int y = 0; y < h; ++y)
+                    std::memcpy(dst + row * static_cast<std::size_t>(y), from + img[f]->stride * static_cast<std::size_t>(y), row);
+            }
+            OF_CUDA_TRY(cudaMemcpyAsync(st->arena + l.raw[f], dst, stage_bytes(*img[f]), cudaMemcpyHostToDevice, s),
+                        "frame upload");
+            src[f] = Src{st->arena + l.raw[f], row};
+        }
+        OF_CUDA_TRY(cudaEventRecord(st->uploaded, s), "cudaEventRecord");
+    }
+
+    // 4. The solver.
+    SolveInfo info;
+    of_status r = run_tvl1(*st, src[0], src[1], w, h, err, &info);
+    if (r != OF_OK) return r;
+    const DPlane<float2> u = st->plane<float2>(l.u[info.ucur], info.dims[0]);
+    const std::size_t row8 = static_cast<std::size_t>(w) * 8;
+    *levels = info.levels;
+    uint64_t scheduled = 0;
+    for (int lv = 0; lv < info.levels; ++lv) scheduled += static_cast<uint64_t>(st->cfg.warps) * st->cfg.iterations;
+    *iterations = scheduled;
+
+    // 5. Output.
+    const std::size_t plane4 = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4;
+    if (out.memory == OF_MEMORY_HOST && out.layout == OF_FLOW_PLANAR) {
+        // Split into two packed planes on the device (in the free scratch planes), one download.
+        float* su = reinterpret_cast<float*>(st->arena + l.scratch);
+        OF_CUDA_TRY(launch_write_planar({u.p, u.w, u.h, u.pitch}, su, su + plane4 / 4, static_cast<std::size_t>(w) * 4, s),
+                    "flow output launch");
+        OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_flow, su, 2 * plane4, cudaMemcpyDeviceToHost, s), "flow download");
+    } else if (out.memory == OF_MEMORY_HOST) {
+        OF_CUDA_TRY(cudaMemcpy2DAsync(st->pinned + l.stage_flow, row8, u.p, static_cast<std::size_t>(u.pitch) * 8, row8,
+                                      static_cast<std::size_t>(h), cudaMemcpyDeviceToHost, s),
+                    "flow download");
+    } else {
+        const void* du = nullptr;
+        const void* dv = nullptr;
+        r = device_view(out.u, out.memory, &du, "flow.u", err);
+        if (r == OF_OK && out.layout == OF_FLOW_PLANAR) r = device_view(out.v, out.memory, &dv, "flow.v", err);
+        if (r != OF_OK) return r;
+        if (out.layout == OF_FLOW_INTERLEAVED) {
+            OF_CUDA_TRY(cudaMemcpy2DAsync(const_cast<void*>(du), out.stride, u.p, static_cast<std::size_t>(u.pitch) * 8, row8,
+                                          static_cast<std::size_t>(h), cudaMemcpyDeviceToDevice, s),
+                        "flow copy");
+        } else {
+            OF_CUDA_TRY(launch_write_planar({u.p, u.w, u.h, u.pitch}, static_cast<float*>(const_cast<void*>(du)),
+                                            static_cast<float*>(const_cast<void*>(dv)), out.stride, s),
+                        "flow output launch");
+        }
+        if (out.memory == OF_MEMORY_CUDA_DEVICE) return OF_OK; // complete when the stream gets there
+    }
+    OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl, st->ctrl()->stop, sizeof(int) * kStopSlots,
+                                cudaMemcpyDeviceToHost, s),
+                "stop slots download");
+    OF_CUDA_TRY(cudaStreamSynchronize(s), "frame");
+
+    const int* stop = reinterpret_cast<const int*>(st->pinned + l.stage_ctrl);
+    uint64_t ran = 0;
+    for (int lv = 0; lv < info.levels; ++lv)
+        for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
+            ran += static_cast<uint64_t>(iterations_run(*st, stop[lv * kMaxWarps + static_cast<int>(wp)],
+                                                        static_cast<int>(st->cfg.iterations)));
+    *iterations = ran;
+
+    if (out.memory == OF_MEMORY_HOST) {
+        const unsigned char* f = st->pinned + l.stage_flow;
+        unsigned char* bu = reinterpret_cast<unsigned char*>(out.u);
+        unsigned char* bv = reinterpret_cast<unsigned char*>(out.v);
+        const bool planar = out.layout == OF_FLOW_PLANAR;
+        const std::size_t row = planar ? static_cast<std::size_t>(w) * 4 : row8;
+        for (int y = 0; y < h; ++y) {
+            const std::size_t yo = static_cast<std::size_t>(y);
+            std::memcpy(bu + yo * out.stride, f + yo * row, row);
+            if (planar) std::memcpy(bv + yo * out.stride, f + plane4 + yo * row, row);
+        }
+    }
+    return OF_OK;
+}
+
+void destroy(State* st) {
+    if (!st) return;
+    DeviceScope scope(st->device);
+    if (st->stream) (void)cudaStreamSynchronize(st->stream);
+    if (st->event_ok) (void)cudaEventDestroy(st->uploaded);
+    if (st->own_stream && st->stream) (void)cudaStreamDestroy(st->stream);
+    if (st->registered) (void)cudaHostUnregister(st->pinned);
+    if (st->own_arena && st->arena) (void)cudaFree(st->arena);
+    (void)cudaGetLastError();
+    st->~State();
+}
+
+const char* variant_name(const State* st) { return st ? tuning_name(st->tun) : "cuda"; }
+
+of_precision precision(const State* st) { return st ? st->tun.precision : OF_PRECISION_F32; }
+
+} // namespace cuda
+} // namespace oflow

@@ -1,0 +1,330 @@
+// Test and benchmark hooks (cuda_bench.hpp). Synchronous, host temporaries allowed: never on
+// the of_process path.
+//
+// Traffic model (bytes per pixel per inner iteration, compulsory DRAM traffic: every array
+// element read or written once per kernel pass; neighbour and halo re-reads are counted as
+// cache hits because neighbouring threads/blocks read the same lines; the epsilon reduction's
+// few bytes per block are ignored). Sizes: u float2 = 8, p1/p2/g pair = 8 (F32) or 4 (F16x2),
+// rho_c 4, |g|^2 4 (F32 only; F16 forms it from g):
+//   GLOBAL F32:  calc_u reads u, p1, p2, g, rc, g2 (40) + writes u (8); calc_p reads u, p1, p2
+//                (24) + writes p1, p2 (16)                                    = 88
+//   GLOBAL F16:  calc_u 8+4+4+4+4 read + 8 written; calc_p 8+4+4 + 8            = 56
+//   FUSED F32:   one pass: reads u, p1, p2, g, rc, g2 (40), writes u, p1, p2 (24) = 64
+//   FUSED F16:   reads 8+4+4+4+4 (24), writes 8+4+4 (16)                         = 40
+//   MULTI_ITER:  the FUSED pass once per launch of P iterations                  = 64/P, 40/P
+// FLOPs per pixel per iteration (add, sub, mul, div, sqrt = 1 each; compares not counted;
+// half2 ops count 2): calc_u 21 (rho 4, the two thresholds 2, -rho/g2 and its two products 3,
+// both divergences 6, both u updates 6), calc_p 28 (forward differences 4, two norms 6 each,
+// four dual updates 3 each) = 49. Redundancy: FUSED recomputes calc_u on a (bw+1)(bh+1) region
+// per bw x bh tile; MULTI_ITER runs bw x bh threads for a (bw-2P)(bh-2P) tile.
+#include "cuda/cuda_bench.hpp"
+#include "cuda/cuda_check.cuh"
+#include "cuda/cuda_state.cuh"
+
+#include <vector>
+
+namespace oflow {
+namespace cuda {
+namespace hooks {
+namespace {
+
+LevelDims dims_of(int w, int h) {
+    LevelDims d;
+    d.w = w;
+    d.h = h;
+    d.pitch = dev_pitch(w);
+    return d;
+}
+
+template <class T>
+DPlane<const T> as_const(DPlane<T> p) {
+    return DPlane<const T>{p.p, p.w, p.h, p.pitch};
+}
+
+// Two float planes <-> one plane of pairs, converted on the device (the kernels' own rounding).
+template <class T2>
+__global__ void k_pack(DPlane<const float> a, DPlane<const float> b, DPlane<T2> dst) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= dst.w || y >= dst.h) return;
+    dst.row(y)[x] = Pair<T2>::from_f2(make_float2(a.row(y)[x], b.row(y)[x]));
+}
+
+template <class T2>
+__global__ void k_unpack(DPlane<const T2> src, DPlane<float> a, DPlane<float> b) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= src.w || y >= src.h) return;
+    const float2 v = Pair<T2>::to_f2(src.row(y)[x]);
+    a.row(y)[x] = v.x;
+    b.row(y)[x] = v.y;
+}
+
+dim3 grid_of(int w, int h) { return dim3(static_cast<unsigned>((w + 31) / 32), static_cast<unsigned>((h + 7) / 8)); }
+
+of_status upload(State& st, const float* src, DPlane<float> dst, const ErrorSink& err) {
+    OF_CUDA_TRY(cudaMemcpy2DAsync(dst.p, static_cast<std::size_t>(dst.pitch) * 4, src, static_cast<std::size_t>(dst.w) * 4,
+                                  static_cast<std::size_t>(dst.w) * 4, static_cast<std::size_t>(dst.h),
+                                  cudaMemcpyHostToDevice, st.stream),
+                "hook upload");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook upload");
+    return OF_OK;
+}
+
+of_status download(State& st, DPlane<float> src, float* dst, const ErrorSink& err) {
+    OF_CUDA_TRY(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(src.w) * 4, src.p, static_cast<std::size_t>(src.pitch) * 4,
+                                  static_cast<std::size_t>(src.w) * 4, static_cast<std::size_t>(src.h),
+                                  cudaMemcpyDeviceToHost, st.stream),
+                "hook download");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
+    return OF_OK;
+}
+
+// Host planes a, b -> pairs at dst, through the two scratch planes.
+template <class T2>
+of_status upload_pairs(State& st, const float* a, const float* b, DPlane<T2> dst, const ErrorSink& err) {
+    const LevelDims d = dims_of(dst.w, dst.h);
+    const DPlane<float> sa = st.scratch(0, d), sb = st.scratch(1, d);
+    of_status r = upload(st, a, sa, err);
+    if (r == OF_OK) r = upload(st, b, sb, err);
+    if (r != OF_OK) return r;
+    k_pack<T2><<<grid_of(d.w, d.h), dim3(32, 8), 0, st.stream>>>(as_const(sa), as_const(sb), dst);
+    OF_CUDA_LAUNCHED("hook pack launch");
+    return OF_OK;
+}
+
+template <class T2>
+of_status download_pairs(State& st, DPlane<T2> src, float* a, float* b, const ErrorSink& err) {
+    const LevelDims d = dims_of(src.w, src.h);
+    const DPlane<float> sa = st.scratch(0, d), sb = st.scratch(1, d);
+    k_unpack<T2><<<grid_of(d.w, d.h), dim3(32, 8), 0, st.stream>>>(as_const(src), sa, sb);
+    OF_CUDA_LAUNCHED("hook unpack launch");
+    of_status r = download(st, sa, a, err);
+    if (r == OF_OK) r = download(st, sb, b, err);
+    return r;
+}
+
+of_status reset_ctrl(State& st, const ErrorSink& err) {
+    Ctrl* c = st.ctrl();
+    OF_CUDA_TRY(cudaMemsetAsync(c, 0, offsetof(Ctrl, stop), st.stream), "hook ctrl reset");
+    OF_CUDA_TRY(cudaMemsetAsync(c->stop, 0x7f, sizeof(c->stop), st.stream), "hook ctrl reset");
+    return OF_OK;
+}
+
+of_status zero(State& st, std::size_t off, const LevelDims& d, std::size_t elem, const ErrorSink& err) {
+    OF_CUDA_TRY(cudaMemsetAsync(st.arena + off, 0, static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h) * elem,
+                                st.stream),
+                "hook memset");
+    return OF_OK;
+}
+
+template <class T2>
+of_status warp_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    of_status s = upload(st, r->in[0], st.pyr(0, 0, d), err);
+    if (s == OF_OK) s = upload(st, r->in[1], st.pyr(1, 0, d), err);
+    if (s == OF_OK) s = upload(st, r->in[2], st.plane<float>(l.i1x, d), err);
+    if (s == OF_OK) s = upload(st, r->in[3], st.plane<float>(l.i1y, d), err);
+    if (s == OF_OK) s = upload_pairs(st, r->in[4], r->in[5], st.plane<float2>(l.u[0], d), err);
+    if (s == OF_OK) s = run_warp(st, d, 0, 0, err);
+    if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.g, d), r->out[0], r->out[1], err);
+    if (s == OF_OK) s = download(st, st.plane<float>(l.rc, d), r->out[3], err);
+    if (s != OF_OK) return s;
+    if (Pair<T2>::kHalf) {
+        const std::size_t n = static_cast<std::size_t>(d.w) * static_cast<std::size_t>(d.h);
+        for (std::size_t i = 0; i < n; ++i) r->out[2][i] = r->out[0][i] * r->out[0][i] + r->out[1][i] * r->out[1][i];
+        return OF_OK;
+    }
+    return download(st, st.plane<float>(l.gr, d), r->out[2], err);
+}
+
+template <class T2>
+of_status iterate_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    const std::size_t pair = Pair<T2>::kHalf ? 4u : 8u;
+    of_status s = reset_ctrl(st, err);
+    if (s == OF_OK) s = upload_pairs(st, r->in[0], r->in[1], st.plane<float2>(l.u[0], d), err);
+    if (s == OF_OK) s = upload_pairs(st, r->in[2], r->in[3], st.plane<T2>(l.g, d), err);
+    if (s == OF_OK && !Pair<T2>::kHalf) s = upload(st, r->in[4], st.plane<float>(l.gr, d), err);
+    if (s == OF_OK) s = upload(st, r->in[5], st.plane<float>(l.rc, d), err);
+    if (s == OF_OK) s = zero(st, l.px[0], d, pair, err);
+    if (s == OF_OK) s = zero(st, l.py[0], d, pair, err);
+    int ucur = 0, pcur = 0;
+    if (s == OF_OK) s = run_iterations(st, d, r->iterations, 0, r->epsilon, &ucur, &pcur, err);
+    if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.u[ucur], d), r->out[0], r->out[1], err);
+    if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.px[pcur], d), r->out[2], r->out[4], err);
+    if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.py[pcur], d), r->out[3], r->out[5], err);
+    if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.g, d), r->out[6], r->out[7], err);
+    if (s != OF_OK) return s;
+    int stop = kNotStopped;
+    OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, st.stream),
+                "hook download");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
+    r->iterations_run = r->epsilon > 0.0f ? iterations_run(st, stop, r->iterations) : r->iterations;
+    return OF_OK;
+}
+
+} // namespace
+
+of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
+    if (!stp) return err.fail(OF_ERR_INTERNAL, "hooks: no CUDA state");
+    State& st = *stp;
+    const int mw = static_cast<int>(st.cfg.max_width), mh = static_cast<int>(st.cfg.max_height);
+    const bool two = r->stage == Stage::Resample || r->stage == Stage::Upsample;
+    if (r->w < 1 || r->h < 1 || r->w > mw || r->h > mh || (two && (r->w2 < 1 || r->h2 < 1 || r->w2 > mw || r->h2 > mh)))
+        return err.fail(OF_ERR_SIZE, "hooks: stage size %dx%d -> %dx%d outside 1..%dx%d", r->w, r->h, r->w2, r->h2, mw, mh);
+    const LevelDims d = dims_of(r->w, r->h);
+    const LevelDims d2 = two ? dims_of(r->w2, r->h2) : d;
+    const DevLayout& l = st.lay;
+    const cudaStream_t s = st.stream;
+    of_status res = OF_OK;
+    r->iterations_run = 0;
+    switch (r->stage) {
+    case Stage::BlurH:
+    case Stage::BlurV: {
+        const Gaussian1D g = make_gaussian(r->sigma);
+        const DPlane<float> src = st.pyr(0, 0, d), dst = st.scratch(0, d);
+        res = upload(st, r->in[0], src, err);
+        if (res != OF_OK) return res;
+        if (r->stage == Stage::BlurH)
+            OF_CUDA_TRY(launch_blur_h(as_const(src), dst, g, s), "hook blur launch");
+        else
+            OF_CUDA_TRY(launch_blur_v(as_const(src), dst, g, s), "hook blur launch");
+        return download(st, dst, r->out[0], err);
+    }
+    case Stage::Resample: {
+        const DPlane<float> src = st.pyr(0, 0, d), dst = st.scratch(0, d2);
+        res = upload(st, r->in[0], src, err);
+        if (res != OF_OK) return res;
+        OF_CUDA_TRY(launch_resample(as_const(src), dst, s), "hook resample launch");
+        return download(st, dst, r->out[0], err);
+    }
+    case Stage::Gradient: {
+        const DPlane<float> src = st.pyr(1, 0, d);
+        res = upload(st, r->in[0], src, err);
+        if (res != OF_OK) return res;
+        OF_CUDA_TRY(launch_gradient(as_const(src), st.plane<float>(l.i1x, d), st.plane<float>(l.i1y, d), s),
+                    "hook gradient launch");
+        res = download(st, st.plane<float>(l.i1x, d), r->out[0], err);
+        if (res == OF_OK) res = download(st, st.plane<float>(l.i1y, d), r->out[1], err);
+        return res;
+    }
+    case Stage::Upsample: {
+        const DPlane<float2> src = st.plane<float2>(l.u[0], d), dst = st.plane<float2>(l.u[1], d2);
+        res = upload_pairs(st, r->in[0], r->in[1], src, err);
+        if (res != OF_OK) return res;
+        OF_CUDA_TRY(launch_upsample_flow(as_const(src), dst, r->mx, r->my, s), "hook upsample launch");
+        return download_pairs(st, dst, r->out[0], r->out[1], err);
+    }
+    case Stage::Warp:
+        return st.tun.precision == OF_PRECISION_F16 ? warp_stage<__half2>(st, r, d, err)
+                                                    : warp_stage<float2>(st, r, d, err);
+    case Stage::Iterate:
+        return st.tun.precision == OF_PRECISION_F16 ? iterate_stage<__half2>(st, r, d, err)
+                                                    : iterate_stage<float2>(st, r, d, err);
+    }
+    return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: unknown stage %d", static_cast<int>(r->stage));
+}
+
+of_status bench_prepare(State* stp, const float* i0, const float* i1, int w, int h, const ErrorSink& err) {
+    if (!stp) return err.fail(OF_ERR_INTERNAL, "hooks: no CUDA state");
+    State& st = *stp;
+    if (st.cfg.format != OF_PIXEL_F32) return err.fail(OF_ERR_FORMAT, "hooks: bench_prepare needs an F32 context");
+    if (w < 1 || h < 1 || w > static_cast<int>(st.cfg.max_width) || h > static_cast<int>(st.cfg.max_height))
+        return err.fail(OF_ERR_SIZE, "hooks: bench size %dx%d outside the context's maximum", w, h);
+    const DevLayout& l = st.lay;
+    const LevelDims d = dims_of(w, h);
+    const std::size_t row = static_cast<std::size_t>(w) * 4;
+    const float* frames[2] = {i0, i1};
+    for (int f = 0; f < 2; ++f) {
+        OF_CUDA_TRY(cudaMemcpyAsync(st.arena + l.raw[f], frames[f], row * static_cast<std::size_t>(h), cudaMemcpyHostToDevice,
+                                    st.stream),
+                    "bench upload");
+        of_status r = build_pyramid(st, f, Src{st.arena + l.raw[f], row}, &d, 1, err);
+        if (r != OF_OK) return r;
+    }
+    const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
+    const DPlane<float> i1p = st.pyr(1, 0, d);
+    OF_CUDA_TRY(launch_gradient(as_const(i1p), st.plane<float>(l.i1x, d), st.plane<float>(l.i1y, d), st.stream),
+                "bench gradient launch");
+    of_status r = zero(st, l.u[0], d, 8, err);
+    if (r == OF_OK) r = zero(st, l.px[0], d, pair, err);
+    if (r == OF_OK) r = zero(st, l.py[0], d, pair, err);
+    if (r == OF_OK) r = reset_ctrl(st, err);
+    if (r == OF_OK) r = run_warp(st, d, 0, 0, err);
+    if (r != OF_OK) return r;
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "bench prepare");
+    st.bench_w = w;
+    st.bench_h = h;
+    st.bench_ucur = 0;
+    st.bench_pcur = 0;
+    return OF_OK;
+}
+
+of_status bench_iterations(State* stp, int iterations, int runs, float* ms, const ErrorSink& err) {
+    if (!stp || stp->bench_w == 0) return err.fail(OF_ERR_INTERNAL, "hooks: bench_iterations before bench_prepare");
+    State& st = *stp;
+    const LevelDims d = dims_of(st.bench_w, st.bench_h);
+    cudaEvent_t ev[2];
+    OF_CUDA_TRY(cudaEventCreate(&ev[0]), "bench event");
+    const cudaError_t e1 = cudaEventCreate(&ev[1]);
+    if (e1 != cudaSuccess) {
+        (void)cudaEventDestroy(ev[0]);
+        return device_fail(err, "bench event", e1);
+    }
+    of_status r = OF_OK;
+    for (int k = 0; k < runs && r == OF_OK; ++k) {
+        cudaError_t e = cudaEventRecord(ev[0], st.stream);
+        if (e == cudaSuccess) {
+            r = run_iterations(st, d, iterations, -1, 0.0f, &st.bench_ucur, &st.bench_pcur, err);
+            if (r != OF_OK) break;
+            e = cudaEventRecord(ev[1], st.stream);
+        }
+        if (e == cudaSuccess) e = cudaEventSynchronize(ev[1]);
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms[k], ev[0], ev[1]);
+        if (e != cudaSuccess) r = device_fail(err, "bench timing", e);
+    }
+    (void)cudaEventDestroy(ev[0]);
+    (void)cudaEventDestroy(ev[1]);
+    return r;
+}
+
+Model model(const State* st, int w, int h) {
+    Model m;
+    const bool half = st->tun.precision == OF_PRECISION_F16;
+    const double pass = half ? 40.0 : 64.0; // one fused read+write pass of u, p, constants
+    const double bw = st->tun.bw, bh = st->tun.bh;
+    m.flops = 49.0;
+    switch (st->tun.variant) {
+    case OF_VARIANT_GLOBAL:
+        m.bytes = half ? 56.0 : 88.0;
+        m.redundancy = 1.0;
+        break;
+    case OF_VARIANT_FUSED:
+        m.bytes = pass;
+        m.redundancy = (21.0 * (bw + 1) * (bh + 1) / (bw * bh) + 28.0) / 49.0;
+        break;
+    case OF_VARIANT_MULTI_ITER:
+    default: {
+        const int tw = st->tun.tile_w, th = st->tun.tile_h;
+        const double blocks = static_cast<double>((w + tw - 1) / tw) * static_cast<double>((h + th - 1) / th);
+        m.bytes = pass / st->tun.depth;
+        m.redundancy = blocks * st->tun.region_w * st->tun.region_h / (static_cast<double>(w) * static_cast<double>(h));
+        break;
+    }
+    }
+    return m;
+}
+
+bool staging_pinned(const State* st) { return st->registered; }
+
+void launch_shape(const State* st, int* bw, int* bh, int* depth, std::size_t* shared_bytes) {
+    *bw = st->tun.bw;
+    *bh = st->tun.bh;
+    *depth = st->tun.depth;
+    *shared_bytes = st->tun.shared_bytes;
+}
+
+} // namespace hooks
+} // namespace cuda
+} // namespace oflow

@@ -1,0 +1,67 @@
+// Internal hooks into a CUDA context for the GPU tests (tests/gpu) and oflow-bench: run one
+// stage on planes the caller gives, time the inner loop alone, and the traffic/FLOP model of
+// the configured variant. Not part of the C ABI; these calls synchronise and may allocate
+// (host-side temporaries), so they are never used on the of_process path.
+// Plain C++ (no CUDA types). Get the State of a context with `ctx->cuda` (core/context.hpp).
+#ifndef OFLOW_CUDA_CUDA_BENCH_HPP
+#define OFLOW_CUDA_CUDA_BENCH_HPP
+
+#include "cuda/cuda_backend.hpp"
+
+namespace oflow {
+namespace cuda {
+namespace hooks {
+
+enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate };
+
+/// One stage on host planes (packed rows: pitch = width). Sizes must fit the context's maximum.
+///  BlurH, BlurV: in[0] (w x h) -> out[0] (w x h), Gaussian make_gaussian(sigma)
+///  Resample:     in[0] (w x h) -> out[0] (w2 x h2)
+///  Gradient:     in[0] -> out[0] = d/dx, out[1] = d/dy
+///  Warp:         in = I0, I1, I1x, I1y, u1, u2 -> out = I1wx, I1wy, |g|^2, rho_c as the
+///                iterations will read them (F16: g rounded to half, |g|^2 formed from it)
+///  Upsample:     in = u1, u2 (w x h) -> out = mx * u1, my * u2 upsampled to w2 x h2
+///  Iterate:      in = u1, u2, I1wx, I1wy, |g|^2, rho_c; p starts at 0; runs `iterations` of
+///                the context's variant (epsilon as given, stop slot 0) -> out = u1, u2, p11,
+///                p12, p21, p22, and the I1wx, I1wy the kernels read (F16: rounded);
+///                iterations_run = what epsilon let run.
+struct StageRun {
+    Stage stage;
+    int w, h;
+    int w2, h2;
+    float sigma;
+    float mx, my;
+    int iterations;
+    float epsilon;
+    const float* in[6];
+    float* out[8];
+    int iterations_run;
+};
+of_status run_stage(State* st, StageRun* r, const ErrorSink& err);
+
+/// Inner-loop benchmark: the context must have format F32. Uploads the frames (w x h, packed,
+/// 0..255), builds level 0 (presmooth), the gradient and the warp constants at u = 0, p = 0.
+of_status bench_prepare(State* st, const float* i0, const float* i1, int w, int h, const ErrorSink& err);
+/// `runs` timings (CUDA events, ms) of `iterations` inner iterations each, epsilon 0, on the
+/// prepared level (u and p carry over from run to run).
+of_status bench_iterations(State* st, int iterations, int runs, float* ms, const ErrorSink& err);
+
+/// Traffic and arithmetic of one inner iteration per pixel for the context's variant.
+struct Model {
+    double bytes;      // compulsory DRAM bytes per pixel per iteration (see cuda_bench.cu)
+    double flops;      // useful floating-point operations per pixel per iteration
+    double redundancy; // executed / useful pixel updates (halo recomputation), >= 1
+};
+Model model(const State* st, int w, int h);
+
+/// Whether the staging region could be page-locked at create (else host I/O copies are pageable).
+bool staging_pinned(const State* st);
+
+/// The launch shape the context runs: block, depth (1 unless MULTI_ITER), dynamic shared bytes.
+void launch_shape(const State* st, int* bw, int* bh, int* depth, std::size_t* shared_bytes);
+
+} // namespace hooks
+} // namespace cuda
+} // namespace oflow
+
+#endif

@@ -1,0 +1,223 @@
+// The per-frame pipeline of the CUDA path (tvl1_process_cpu's structure, core/tvl1_driver.cpp):
+// pyramids, then per level from coarse to fine: flow initialisation (zero or bilinear upsampling
+// of the coarser flow), p = 0, gradient of I1, and per warp the bicubic warp and the inner
+// iterations of the configured variant. Everything is enqueued on the context's stream; the
+// host neither allocates nor waits here.
+#include "cuda/cuda_check.cuh"
+#include "cuda/cuda_state.cuh"
+
+#include <cstddef>
+
+namespace oflow {
+namespace cuda {
+namespace {
+
+std::size_t plane_bytes(const LevelDims& d, std::size_t elem) {
+    return static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h) * elem;
+}
+
+template <class T2>
+IterArgs<T2> iter_args(const State& st, const LevelDims& d, int ucur, int pcur) {
+    const DevLayout& l = st.lay;
+    IterArgs<T2> a;
+    a.w = d.w;
+    a.h = d.h;
+    a.pitch = static_cast<int>(d.pitch);
+    a.u_in = st.plane<float2>(l.u[ucur], d).p;
+    a.u_out = st.plane<float2>(l.u[ucur ^ 1], d).p;
+    a.p1_in = st.plane<T2>(l.px[pcur], d).p;
+    a.p2_in = st.plane<T2>(l.py[pcur], d).p;
+    a.p1_out = st.plane<T2>(l.px[pcur ^ 1], d).p;
+    a.p2_out = st.plane<T2>(l.py[pcur ^ 1], d).p;
+    a.g = st.plane<T2>(l.g, d).p;
+    a.rc = st.plane<float>(l.rc, d).p;
+    a.gr = Pair<T2>::kHalf ? nullptr : st.plane<float>(l.gr, d).p;
+    const of_tvl1_params& t = st.cfg.tvl1;
+    a.lt = t.lambda * t.theta;
+    a.theta = t.theta;
+    a.k = t.tau / t.theta;
+    a.eps.stop = nullptr;
+    a.eps.counter = &st.ctrl()->counter;
+    a.eps.partials = st.partials();
+    a.eps.thresh = 0.0;
+    return a;
+}
+
+template <class T2>
+of_status iterate(State& st, const LevelDims& d, int iterations, int slot, float epsilon, int* ucur,
+                  int* pcur, const ErrorSink& err) {
+    const Tuning& t = st.tun;
+    IterArgs<T2> a = iter_args<T2>(st, d, *ucur, *pcur);
+    if (slot >= 0 && epsilon > 0.0f) {
+        a.eps.stop = &st.ctrl()->stop[slot];
+        const double e = static_cast<double>(epsilon);
+        a.eps.thresh = e * e * static_cast<double>(d.w) * static_cast<double>(d.h);
+    }
+    if (t.variant == OF_VARIANT_GLOBAL) {
+        // In place: the reference's own structure.
+        a.u_out = a.u_in;
+        a.p1_out = a.p1_in;
+        a.p2_out = a.p2_in;
+        for (int n = 0; n < iterations; ++n)
+            OF_CUDA_TRY(launch_global_iteration(a, n, t.bw, t.bh, st.stream), "global iteration launch");
+        return OF_OK;
+    }
+    const IterArgs<T2> start = a;
+    const int launches = t.variant == OF_VARIANT_FUSED ? iterations : (iterations + t.depth - 1) / t.depth;
+    for (int k = 0; k < launches; ++k) {
+        if (t.variant == OF_VARIANT_FUSED) {
+            OF_CUDA_TRY(launch_fused_iteration(a, k, t.bw, t.bh, t.shared_bytes, st.stream),
+                        "fused iteration launch");
+        } else {
+            const int n = iterations - k * t.depth < t.depth ? iterations - k * t.depth : t.depth;
+            OF_CUDA_TRY(launch_multi_iteration(a, k, n, t.depth, t.bw, t.bh, t.shared_bytes, st.stream),
+                        "multi-iteration launch");
+        }
+        IterArgs<T2> next = a;
+        next.u_in = a.u_out;
+        next.u_out = a.u_in;
+        next.p1_in = a.p1_out;
+        next.p1_out = a.p1_in;
+        next.p2_in = a.p2_out;
+        next.p2_out = a.p2_in;
+        a = next;
+    }
+    if (a.eps.stop && launches > 0)
+        OF_CUDA_TRY(launch_pingpong_fixup(start, launches, st.stream), "ping-pong fixup launch");
+    if (launches & 1) {
+        *ucur ^= 1;
+        *pcur ^= 1;
+    }
+    return OF_OK;
+}
+
+} // namespace
+
+int iterations_run(const State& st, int stop_value, int iterations) {
+    const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
+    const int launches = (iterations + depth - 1) / depth;
+    if (stop_value < 0 || stop_value >= launches) return iterations;
+    const int n = (stop_value + 1) * depth;
+    return n < iterations ? n : iterations;
+}
+
+of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
+                        const ErrorSink& err) {
+    const cudaStream_t s = st.stream;
+    DPlane<float> l0 = st.pyr(frame, 0, dims[0]);
+    DPlane<float> tmp0 = st.scratch(0, dims[0]);
+    OF_CUDA_TRY(launch_convert(src.p, src.stride, st.cfg.format, l0, s), "convert launch");
+    if (st.presmooth.radius > 0) {
+        OF_CUDA_TRY(launch_blur_h({l0.p, l0.w, l0.h, l0.pitch}, tmp0, st.presmooth, s), "blur launch");
+        OF_CUDA_TRY(launch_blur_v({tmp0.p, tmp0.w, tmp0.h, tmp0.pitch}, l0, st.presmooth, s), "blur launch");
+    }
+    for (int l = 1; l < levels; ++l) {
+        const DPlane<float> src_l = st.pyr(frame, l - 1, dims[l - 1]);
+        const DPlane<float> tmp = st.scratch(0, dims[l - 1]);
+        const DPlane<float> smooth = st.scratch(1, dims[l - 1]);
+        const DPlane<float> dst = st.pyr(frame, l, dims[l]);
+        OF_CUDA_TRY(launch_blur_h({src_l.p, src_l.w, src_l.h, src_l.pitch}, tmp, st.level_blur, s), "blur launch");
+        OF_CUDA_TRY(launch_blur_v({tmp.p, tmp.w, tmp.h, tmp.pitch}, smooth, st.level_blur, s), "blur launch");
+        OF_CUDA_TRY(launch_resample({smooth.p, smooth.w, smooth.h, smooth.pitch}, dst, s), "resample launch");
+    }
+    return OF_OK;
+}
+
+of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    const DPlane<float> i0 = st.pyr(0, level, d), i1 = st.pyr(1, level, d);
+    const DPlane<float> gx = st.plane<float>(l.i1x, d), gy = st.plane<float>(l.i1y, d);
+    const DPlane<float2> u = st.plane<float2>(l.u[ucur], d);
+    if (st.tun.precision == OF_PRECISION_F16) {
+        WarpArgs<__half2> a;
+        a.i0 = {i0.p, i0.w, i0.h, i0.pitch};
+        a.i1 = {i1.p, i1.w, i1.h, i1.pitch};
+        a.i1x = {gx.p, gx.w, gx.h, gx.pitch};
+        a.i1y = {gy.p, gy.w, gy.h, gy.pitch};
+        a.u = {u.p, u.w, u.h, u.pitch};
+        a.g = st.plane<__half2>(l.g, d);
+        a.rc = st.plane<float>(l.rc, d);
+        a.gr = a.rc;
+        a.gr.p = nullptr;
+        OF_CUDA_TRY(launch_warp(a, st.stream), "warp launch");
+    } else {
+        WarpArgs<float2> a;
+        a.i0 = {i0.p, i0.w, i0.h, i0.pitch};
+        a.i1 = {i1.p, i1.w, i1.h, i1.pitch};
+        a.i1x = {gx.p, gx.w, gx.h, gx.pitch};
+        a.i1y = {gy.p, gy.w, gy.h, gy.pitch};
+        a.u = {u.p, u.w, u.h, u.pitch};
+        a.g = st.plane<float2>(l.g, d);
+        a.rc = st.plane<float>(l.rc, d);
+        a.gr = st.plane<float>(l.gr, d);
+        OF_CUDA_TRY(launch_warp(a, st.stream), "warp launch");
+    }
+    return OF_OK;
+}
+
+of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot, float epsilon,
+                         int* ucur, int* pcur, const ErrorSink& err) {
+    if (st.tun.precision == OF_PRECISION_F16)
+        return iterate<__half2>(st, d, iterations, slot, epsilon, ucur, pcur, err);
+    return iterate<float2>(st, d, iterations, slot, epsilon, ucur, pcur, err);
+}
+
+of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info) {
+    const of_config& cfg = st.cfg;
+    const cudaStream_t s = st.stream;
+    const DevLayout& lay = st.lay;
+    LevelDims* dims = info->dims;
+    const int levels = dev_pyramid_dims(w, h, cfg, dims);
+    info->levels = levels;
+    if (levels > lay.levels || w > static_cast<int>(cfg.max_width) || h > static_cast<int>(cfg.max_height))
+        return err.fail(OF_ERR_INTERNAL, "cuda: %dx%d frame with %d levels exceeds the plan (%d levels)", w, h,
+                        levels, lay.levels);
+    const int iterations = static_cast<int>(cfg.iterations);
+    const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
+    info->launches = (iterations + depth - 1) / depth;
+
+    of_status r = build_pyramid(st, 0, a, dims, levels, err);
+    if (r == OF_OK) r = build_pyramid(st, 1, b, dims, levels, err);
+    if (r != OF_OK) return r;
+
+    // Fresh control block: counter 0, no warp stopped.
+    Ctrl* ctrl = st.ctrl();
+    OF_CUDA_TRY(cudaMemsetAsync(ctrl, 0, offsetof(Ctrl, stop), s), "cudaMemsetAsync(ctrl)");
+    OF_CUDA_TRY(cudaMemsetAsync(ctrl->stop, 0x7f, sizeof(ctrl->stop), s), "cudaMemsetAsync(stop)");
+
+    const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
+    int ucur = 0, pcur = 0;
+    for (int l = levels - 1; l >= 0; --l) {
+        const LevelDims& d = dims[l];
+        if (l == levels - 1) {
+            OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.u[ucur], 0, plane_bytes(d, 8), s), "cudaMemsetAsync(u)");
+        } else {
+            const LevelDims& c = dims[l + 1];
+            const DPlane<float2> src = st.plane<float2>(lay.u[ucur], c);
+            const float mx = static_cast<float>(d.w) / static_cast<float>(c.w);
+            const float my = static_cast<float>(d.h) / static_cast<float>(c.h);
+            OF_CUDA_TRY(launch_upsample_flow({src.p, src.w, src.h, src.pitch}, st.plane<float2>(lay.u[ucur ^ 1], d),
+                                             mx, my, s),
+                        "upsample launch");
+            ucur ^= 1;
+        }
+        pcur = 0;
+        OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.px[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
+        OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.py[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
+        const DPlane<float> i1 = st.pyr(1, l, d);
+        OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float>(lay.i1x, d),
+                                    st.plane<float>(lay.i1y, d), s),
+                    "gradient launch");
+        for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
+            r = run_warp(st, d, l, ucur, err);
+            if (r == OF_OK)
+                r = run_iterations(st, d, iterations, l * kMaxWarps + wp, cfg.epsilon, &ucur, &pcur, err);
+            if (r != OF_OK) return r;
+        }
+    }
+    info->ucur = ucur;
+    return OF_OK;
+}
+
+} // namespace cuda
+} // namespace oflow

@@ -1,0 +1,110 @@
+// Host launchers of every kernel of the CUDA path, with their argument structs. Each launcher
+// enqueues on `s` and returns cudaGetLastError() (launch configuration errors; asynchronous
+// faults surface at the next synchronising call). Nothing here allocates or synchronises.
+#ifndef OFLOW_CUDA_CUDA_KERNELS_CUH
+#define OFLOW_CUDA_CUDA_KERNELS_CUH
+
+#include "core/kernels.hpp"
+#include "cuda/cuda_common.cuh"
+
+namespace oflow {
+namespace cuda {
+
+// ---- pyramid_cuda.cu ----------------------------------------------------------------------
+/// Frame of format fmt (rows `stride` bytes apart) -> float 0..255 (U16 / 257).
+cudaError_t launch_convert(const void* src, std::size_t stride, of_pixel_format fmt,
+                           DPlane<float> dst, cudaStream_t s);
+/// ORs `bit` into *flag when an F32 frame holds NaN or Inf.
+cudaError_t launch_nonfinite(const void* src, std::size_t stride, int w, int h, int* flag, int bit,
+                             cudaStream_t s);
+/// Separable Gaussian passes, clamped borders (blur_h_ref / blur_v_ref).
+cudaError_t launch_blur_h(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g,
+                          cudaStream_t s);
+cudaError_t launch_blur_v(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g,
+                          cudaStream_t s);
+/// Bilinear resampling to dst's size, pixel centres aligned (resample_ref).
+cudaError_t launch_resample(DPlane<const float> src, DPlane<float> dst, cudaStream_t s);
+/// Central differences, clamped (gradient_ref).
+cudaError_t launch_gradient(DPlane<const float> src, DPlane<float> gx, DPlane<float> gy,
+                            cudaStream_t s);
+/// Bilinear upsampling of (u1, u2) to dst's size, times (mx, my) (upsample_flow_ref).
+cudaError_t launch_upsample_flow(DPlane<const float2> src, DPlane<float2> dst, float mx, float my,
+                                 cudaStream_t s);
+/// (u1, u2) pairs -> two planes `stride` bytes per row (device or mapped memory).
+cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, std::size_t stride,
+                                cudaStream_t s);
+
+// ---- warp_cuda.cu -------------------------------------------------------------------------
+template <class T2>
+struct WarpArgs {
+    DPlane<const float> i0, i1, i1x, i1y; // current level
+    DPlane<const float2> u;               // linearisation point (u1, u2)
+    DPlane<T2> g;                         // out: (I1wx, I1wy) at x + u, bicubic
+    DPlane<float> rc;                     // out: I1w - I1wx u1 - I1wy u2 - I0 (with stored g)
+    DPlane<float> gr;                     // out: |g|^2 (F32 storage only; p == nullptr for F16)
+};
+template <class T2>
+cudaError_t launch_warp(const WarpArgs<T2>& a, cudaStream_t s);
+
+// ---- tvl1_*_cuda.cu: inner iterations -----------------------------------------------------
+template <class T2>
+struct IterArgs {
+    int w, h, pitch;      // level size; every plane below has this pitch
+    float2* u_in;         // GLOBAL: u_in == u_out (in place, like the reference)
+    float2* u_out;
+    T2* p1_in;            // (p11, p21)
+    T2* p2_in;            // (p12, p22)
+    T2* p1_out;
+    T2* p2_out;
+    const T2* g;          // (I1wx, I1wy)
+    const float* rc;      // rho_c
+    const float* gr;      // |g|^2; nullptr with F16 storage (formed from g)
+    float lt;             // lambda * theta
+    float theta;
+    float k;              // tau / theta
+    EpsArgs eps;          // eps.stop == nullptr: no reduction
+};
+
+/// GLOBAL: iteration `n` = calc_u then calc_p, two kernels, in place.
+template <class T2>
+cudaError_t launch_global_iteration(const IterArgs<T2>& a, int n, int bw, int bh, cudaStream_t s);
+/// FUSED: iteration `n` in one kernel, reading *_in, writing *_out.
+template <class T2>
+cudaError_t launch_fused_iteration(const IterArgs<T2>& a, int n, int bw, int bh, std::size_t shared,
+                                   cudaStream_t s);
+/// MULTI_ITER: launch `launch` runs `iters` (<= depth) iterations, reading *_in, writing *_out.
+template <class T2>
+cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters, int depth, int bw,
+                                   int bh, std::size_t shared, cudaStream_t s);
+/// Ping-pong repair after epsilon stopped a warp early (FUSED, MULTI_ITER). The warp's
+/// launches read a.*_in first; after `launches` of them the host expects the result on the
+/// side (launches & 1) (0 = *_in, 1 = *_out). When epsilon stopped the warp after launch
+/// *a.eps.stop, the result is on side ((stop + 1) & 1) instead: copy u and p over if the two
+/// differ. Does nothing when the warp ran to the end.
+template <class T2>
+cudaError_t launch_pingpong_fixup(const IterArgs<T2>& a, int launches, cudaStream_t s);
+
+// ---- kernel registry (cuda_backend.cu loads them all at create) ----------------------------
+struct KernelList {
+    static const int kCap = 64;
+    const void* fn[kCap];
+    const char* name[kCap];
+    int n;
+    void add(const void* f, const char* nm) {
+        if (n < kCap) {
+            fn[n] = f;
+            name[n] = nm;
+            ++n;
+        }
+    }
+};
+void list_pyramid_kernels(KernelList* l);
+void list_warp_kernels(KernelList* l);
+void list_global_kernels(KernelList* l);
+void list_fused_kernels(KernelList* l);
+void list_multi_kernels(KernelList* l);
+
+} // namespace cuda
+} // namespace oflow
+
+#endif

@@ -1,0 +1,190 @@
+// Sizing of the CUDA path (see cuda_layout.hpp). Host code only.
+#include "cuda/cuda_layout.hpp"
+
+#include <limits>
+
+namespace oflow {
+namespace cuda {
+namespace {
+
+const std::size_t kSizeMax = std::numeric_limits<std::size_t>::max();
+
+bool mul(std::size_t a, std::size_t b, std::size_t* out) {
+    if (a != 0 && b > kSizeMax / a) return false;
+    *out = a * b;
+    return true;
+}
+
+// Appends a region of `bytes` at 256-byte alignment to a running offset.
+struct Carver {
+    std::size_t off = 0;
+    bool ok = true;
+    std::size_t take(std::size_t bytes) {
+        if (!ok) return 0;
+        if (off > kSizeMax - (kDeviceAlign - 1)) {
+            ok = false;
+            return 0;
+        }
+        off = (off + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
+        const std::size_t at = off;
+        if (off > kSizeMax - bytes) {
+            ok = false;
+            return 0;
+        }
+        off += bytes;
+        return at;
+    }
+};
+
+// Bytes of a level-0 plane with elements of `elem` bytes.
+bool plane(const LevelDims& d, std::size_t elem, std::size_t* out) {
+    return mul(static_cast<std::size_t>(d.pitch), static_cast<std::size_t>(d.h), out) &&
+           mul(*out, elem, out);
+}
+
+} // namespace
+
+std::size_t format_bytes(of_pixel_format f) {
+    return f == OF_PIXEL_U16 ? 2u : (f == OF_PIXEL_F32 ? 4u : 1u);
+}
+
+std::ptrdiff_t dev_pitch(int w) { return (static_cast<std::ptrdiff_t>(w) + 63) / 64 * 64; }
+
+int dev_pyramid_dims(int w, int h, const of_config& cfg, LevelDims* dims) {
+    const int n = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, dims);
+    for (int l = 0; l < n; ++l) dims[l].pitch = dev_pitch(dims[l].w);
+    return n;
+}
+
+of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) {
+    t->variant = cfg.variant == OF_VARIANT_AUTO ? OF_VARIANT_MULTI_ITER : cfg.variant;
+    t->precision = cfg.precision == OF_PRECISION_F16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    const bool multi = t->variant == OF_VARIANT_MULTI_ITER;
+    const int dw = 32, dh = 8;
+    t->bw = cfg.block_width ? static_cast<int>(cfg.block_width) : dw;
+    t->bh = cfg.block_height ? static_cast<int>(cfg.block_height) : dh;
+    t->depth = multi ? (cfg.fused_depth ? static_cast<int>(cfg.fused_depth) : 4) : 1;
+    if (t->bw * t->bh > 1024)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds 1024 threads", t->bw,
+                        t->bh);
+    t->tile_w = t->region_w = t->bw;
+    t->tile_h = t->region_h = t->bh;
+    const std::size_t pair = t->precision == OF_PRECISION_F16 ? 4u : 8u; // sizeof(T2)
+    const std::size_t bw = static_cast<std::size_t>(t->bw), bh = static_cast<std::size_t>(t->bh);
+    switch (t->variant) {
+    case OF_VARIANT_GLOBAL:
+        t->shared_bytes = 0;
+        break;
+    case OF_VARIANT_FUSED:
+        // new u on the tile + right/bottom halo, p on the tile + a halo of 1 on every side
+        t->shared_bytes = (bw + 1) * (bh + 1) * 8 + 2 * (bw + 2) * (bh + 2) * pair;
+        break;
+    case OF_VARIANT_MULTI_ITER:
+    default:
+        // One lane per column: the block is one warp wide, block_height warps tall, and each
+        // thread holds kMultiRows rows.
+        if (t->bw != 32 || t->bh < 1 || t->bh > kMultiMaxWarps)
+            return err.fail(OF_ERR_INVALID_ARGUMENT,
+                            "config: MULTI_ITER block %dx%d: the width must be 32 (one lane per "
+                            "column) and the height 1..%d warps",
+                            t->bw, t->bh, kMultiMaxWarps);
+        t->region_w = 32;
+        t->region_h = t->bh * kMultiRows;
+        if (t->region_w <= 2 * t->depth || t->region_h <= 2 * t->depth)
+            return err.fail(OF_ERR_INVALID_ARGUMENT,
+                            "config: MULTI_ITER region %dx%d has no output pixels with fused_depth %d "
+                            "(each side must exceed 2 x depth = %d)",
+                            t->region_w, t->region_h, t->depth, 2 * t->depth);
+        t->tile_w = t->region_w - 2 * t->depth;
+        t->tile_h = t->region_h - 2 * t->depth;
+        t->shared_bytes = 0; // two exchanged rows per warp, static shared memory
+        break;
+    }
+    if (t->shared_bytes > kMaxDynamicShared)
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "config: block %dx%d needs %zu bytes of shared memory, more than the %zu "
+                        "every board allows",
+                        t->bw, t->bh, t->shared_bytes, kMaxDynamicShared);
+    return OF_OK;
+}
+
+const char* tuning_name(const Tuning& t) {
+    const bool h = t.precision == OF_PRECISION_F16;
+    switch (t.variant) {
+    case OF_VARIANT_GLOBAL: return h ? "cuda-global-f16x2" : "cuda-global-f32";
+    case OF_VARIANT_FUSED: return h ? "cuda-fused-f16x2" : "cuda-fused-f32";
+    case OF_VARIANT_MULTI_ITER:
+    default: return h ? "cuda-multi-iter-f16x2" : "cuda-multi-iter-f32";
+    }
+}
+
+of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
+    l->levels = dev_pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
+                                 cfg, l->dims);
+    const LevelDims& d0 = l->dims[0];
+    // One pyramid: every level back to back, each 256-byte aligned.
+    Carver pyr;
+    for (int lv = 0; lv < kMaxLevels; ++lv) {
+        l->level_off[lv] = 0;
+        if (lv >= l->levels) continue;
+        std::size_t b = 0;
+        if (!plane(l->dims[lv], 4, &b)) return OF_ERR_OVERFLOW;
+        l->level_off[lv] = pyr.take(b);
+    }
+    if (!pyr.ok) return OF_ERR_OVERFLOW;
+    const std::size_t pyr_bytes = pyr.off;
+
+    std::size_t f32 = 0, f2 = 0, t2 = 0, raw = 0, flow = 0;
+    const std::size_t pair = t.precision == OF_PRECISION_F16 ? 4u : 8u;
+    const std::size_t w0 = cfg.max_width, h0 = cfg.max_height;
+    if (!plane(d0, 4, &f32) || !plane(d0, 8, &f2) || !plane(d0, pair, &t2) ||
+        !mul(w0 * h0, format_bytes(cfg.format), &raw) || !mul(w0 * h0, 8, &flow))
+        return OF_ERR_OVERFLOW;
+    std::size_t scratch = 0;
+    if (!mul(f32, 2, &scratch)) return OF_ERR_OVERFLOW;
+    const bool pingpong_p = t.variant != OF_VARIANT_GLOBAL;
+
+    // Blocks of one iteration launch at the largest level: one partial sum each.
+    const std::size_t bx = (w0 + static_cast<std::size_t>(t.tile_w) - 1) / static_cast<std::size_t>(t.tile_w);
+    const std::size_t by = (h0 + static_cast<std::size_t>(t.tile_h) - 1) / static_cast<std::size_t>(t.tile_h);
+    l->partial_count = bx * by;
+
+    Carver c;
+    l->pyr[0] = c.take(pyr_bytes);
+    l->pyr[1] = c.take(pyr_bytes);
+    l->raw_bytes = raw;
+    l->raw[0] = c.take(raw);
+    l->raw[1] = c.take(raw);
+    l->scratch = c.take(scratch);
+    l->i1x = c.take(f32);
+    l->i1y = c.take(f32);
+    l->u[0] = c.take(f2);
+    l->u[1] = c.take(f2);
+    l->px[0] = c.take(t2);
+    l->py[0] = c.take(t2);
+    l->px[1] = pingpong_p ? c.take(t2) : l->px[0];
+    l->py[1] = pingpong_p ? c.take(t2) : l->py[0];
+    l->g = c.take(t2);
+    l->rc = c.take(f32);
+    l->gr = c.take(t.precision == OF_PRECISION_F16 ? 0 : f32);
+    l->ctrl = c.take(sizeof(Ctrl));
+    std::size_t partial_bytes = 0;
+    if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;
+    l->partials = c.take(partial_bytes);
+    if (!c.ok) return OF_ERR_OVERFLOW;
+    l->device_bytes = (c.off + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
+
+    Carver s;
+    l->stage_frame[0] = s.take(raw);
+    l->stage_frame[1] = s.take(raw);
+    const std::size_t frames_end = s.off;
+    l->stage_flow = 0; // the flow comes back after the frames went up: same bytes
+    s.off = frames_end > flow ? frames_end : flow;
+    l->stage_ctrl = s.take((kStopSlots + 1) * sizeof(int));
+    if (!s.ok) return OF_ERR_OVERFLOW;
+    l->pinned_bytes = (s.off + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
+    return OF_OK;
+}
+
+} // namespace cuda
+} // namespace oflow

@@ -1,0 +1,102 @@
+// The CUDA path's sizing: kernel variant and launch shape resolved from the config (Tuning),
+// and every device buffer and pinned staging region with its offset (DevLayout). One pure
+// function each, called by plan() (what of_query_memory reports) and by create() (what is
+// carved), so the two cannot disagree. Plain C++: no CUDA types.
+#ifndef OFLOW_CUDA_CUDA_LAYOUT_HPP
+#define OFLOW_CUDA_CUDA_LAYOUT_HPP
+
+#include "core/plan.hpp"
+#include "core/status.hpp"
+#include "oflow.h"
+
+#include <cstddef>
+
+namespace oflow {
+namespace cuda {
+
+const int kMaxWarps = 100; // config_check's upper bound on warps
+const int kStopSlots = kMaxLevels * kMaxWarps;
+const int kNotStopped = 0x7f7f7f7f; // a stop slot filled with the byte 0x7f: "ran to the end"
+
+/// Dynamic shared memory a block may use on every supported board (Nano/TX2: 48 KB per block),
+/// leaving room for the kernels' static shared memory (reductions).
+const std::size_t kMaxDynamicShared = 48 * 1024 - 1024;
+
+/// MULTI_ITER launch shape (tvl1_multi_cuda.cu): 32 lanes = 32 columns, kMultiRows rows per
+/// thread, block_height warps (at most kMultiMaxWarps).
+const int kMultiRows = 8;
+const int kMultiMaxWarps = 8;
+
+/// Device-side control block (at DevLayout::ctrl).
+struct Ctrl {
+    unsigned int counter; // blocks done in the current reduction; back to 0 after each launch
+    int nonfinite;        // set to 1 by the finiteness check
+    int pad[62];          // stop[] on its own 256-byte line
+    int stop[kStopSlots]; // per (level, warp): launch after which epsilon stopped the warp
+};
+
+/// Variant and launch shape of the inner iterations.
+struct Tuning {
+    of_variant variant;       // GLOBAL, FUSED or MULTI_ITER (never AUTO)
+    of_precision precision;   // F32 or F16 (never AUTO)
+    int bw, bh;               // thread block of the iteration kernels
+    int depth;                // iterations per launch: fused_depth for MULTI_ITER, else 1
+    int tile_w, tile_h;       // output pixels per block (MULTI_ITER: 32 - 2 depth, bh*kMultiRows - 2 depth)
+    int region_w, region_h;   // pixels a block computes (tile + halo), for the redundancy model
+    std::size_t shared_bytes; // dynamic shared memory per block of the iteration kernel
+};
+
+/// Defaults (AUTO -> MULTI_ITER, F32; blocks 32x8 for GLOBAL and FUSED, 32x8 warps x 8 rows with
+/// depth 4 for MULTI_ITER) and checks of the launch shape (threads, shared memory, depth vs block).
+of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err);
+
+/// "cuda-global-f32", "cuda-fused-f16x2", "cuda-multi-iter-f32", ...
+const char* tuning_name(const Tuning& t);
+
+/// Row pitch of every device plane of width w, in elements (of whatever type): a multiple of
+/// 64, so rows of float, float2 and half2 planes all start 256-byte aligned.
+std::ptrdiff_t dev_pitch(int w);
+
+/// Level sizes of a w x h frame as the reference computes them (pyramid_dims), with device
+/// pitches. Returns the level count.
+int dev_pyramid_dims(int w, int h, const of_config& cfg, LevelDims* dims);
+
+/// Offsets (bytes) in the device arena and in the pinned staging region. Work planes are
+/// level-0 sized at the maximum frame size; a smaller frame or a coarser level uses the first
+/// pitch*h elements of the same slot.
+struct DevLayout {
+    int levels;                      // at the maximum size
+    LevelDims dims[kMaxLevels];      // at the maximum size, device pitches
+    std::size_t level_off[kMaxLevels]; // level l inside a pyramid buffer
+    std::size_t pyr[2];              // F32 pyramids of both frames
+    std::size_t raw[2];              // uploaded host frames (packed rows of width*bpp)
+    std::size_t raw_bytes;
+    std::size_t scratch;             // 2 F32 planes: blur temp + blurred level
+    std::size_t i1x, i1y;            // F32 gradient of frame 1 at the current level
+    std::size_t u[2];                // float2 (u1, u2), ping-pong
+    std::size_t px[2], py[2];        // T2 (p11, p21) and (p12, p22); [1] = [0] for GLOBAL
+    std::size_t g;                   // T2 (I1wx, I1wy)
+    std::size_t rc;                  // F32 rho_c
+    std::size_t gr;                  // F32 |grad I1w|^2 (F32 precision only; else 0 bytes)
+    std::size_t ctrl;                // Ctrl
+    std::size_t partials;            // F32 per-block partial sums of the epsilon reduction
+    std::size_t partial_count;
+    std::size_t device_bytes;        // total
+    // Pinned staging: both frames on the way in, then (reused) the flow on the way out as
+    // packed (u, v) pairs, and a copy of Ctrl::stop[] and Ctrl::nonfinite.
+    std::size_t stage_frame[2];
+    std::size_t stage_flow;
+    std::size_t stage_ctrl;          // kStopSlots + 1 ints
+    std::size_t pinned_bytes;
+};
+
+/// OF_ERR_OVERFLOW when a size does not fit in size_t.
+of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l);
+
+/// Bytes per pixel of an input format.
+std::size_t format_bytes(of_pixel_format f);
+
+} // namespace cuda
+} // namespace oflow
+
+#endif

@@ -1,0 +1,89 @@
+// cuda::State: what one context of the CUDA path owns, placed in the host arena by create().
+// Also the per-frame pipeline (cuda_frame.cu) that process(), the warm-up at create and the
+// benchmark/test hooks (cuda_bench.cu) share.
+#ifndef OFLOW_CUDA_CUDA_STATE_CUH
+#define OFLOW_CUDA_CUDA_STATE_CUH
+
+#include "cuda/cuda_backend.hpp"
+#include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_layout.hpp"
+
+namespace oflow {
+namespace cuda {
+
+struct State {
+    of_config cfg;             // validated copy (pointer fields are not dereferenced)
+    Tuning tun;
+    DevLayout lay;
+    Gaussian1D presmooth;      // as context.cpp makes them
+    Gaussian1D level_blur;
+    int device;                // the device current at create
+    cudaStream_t stream;
+    bool own_stream;
+    cudaEvent_t uploaded;      // recorded after the last upload out of the staging region
+    bool event_ok;
+    unsigned char* arena;      // device arena
+    bool own_arena;
+    unsigned char* pinned;     // staging (host arena slot)
+    bool registered;           // cudaHostRegister succeeded (else staging is pageable)
+    int bench_w, bench_h;      // level prepared by hooks::bench_prepare (0 = none)
+    int bench_ucur, bench_pcur;
+
+    // Typed views of the arena.
+    Ctrl* ctrl() const { return reinterpret_cast<Ctrl*>(arena + lay.ctrl); }
+    float* partials() const { return reinterpret_cast<float*>(arena + lay.partials); }
+    DPlane<float> pyr(int frame, int level, const LevelDims& d) const {
+        return plane<float>(lay.pyr[frame] + lay.level_off[level], d);
+    }
+    DPlane<float> scratch(int i, const LevelDims& d) const {
+        const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h) * 4;
+        return plane<float>(lay.scratch + static_cast<std::size_t>(i) * plane0, d);
+    }
+    template <class T>
+    DPlane<T> plane(std::size_t off, const LevelDims& d) const {
+        DPlane<T> p;
+        p.p = reinterpret_cast<T*>(arena + off);
+        p.w = d.w;
+        p.h = d.h;
+        p.pitch = static_cast<int>(d.pitch);
+        return p;
+    }
+};
+
+/// A frame the device can read: device memory, mapped host memory or the uploaded copy.
+struct Src {
+    const void* p;
+    std::size_t stride;
+};
+
+/// What one run of the solver did (for iteration counts).
+struct SolveInfo {
+    int levels;
+    LevelDims dims[kMaxLevels];
+    int launches;      // per warp (iterations for GLOBAL/FUSED, ceil(iterations/depth) for MULTI)
+    int ucur;          // u[ucur] holds the level-0 flow
+};
+
+/// Pyramids of both frames, then coarse-to-fine warps and iterations; leaves the level-0 flow
+/// in the u plane SolveInfo::ucur. Enqueues only: no allocation, no synchronisation.
+of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info);
+
+/// Pyramid of one frame (convert, presmooth, levels) into pyr[frame].
+of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
+                        const ErrorSink& err);
+
+/// Warp stage of level-sized planes: pyr levels + gradient planes + u[ucur] -> g, rc, gr.
+of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err);
+
+/// `iterations` inner iterations of the configured variant on level-sized planes starting from
+/// u[*ucur] and p[*pcur]; updates both indices. slot >= 0 with epsilon > 0: stop slot.
+of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot, float epsilon,
+                         int* ucur, int* pcur, const ErrorSink& err);
+
+/// Inner iterations run for one warp, given its stop slot value.
+int iterations_run(const State& st, int stop_value, int iterations);
+
+} // namespace cuda
+} // namespace oflow
+
+#endif

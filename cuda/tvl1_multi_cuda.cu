@@ -1,0 +1,153 @@
+// MULTI_ITER variant: temporal blocking (the thesis's Shared_MltIteration), register-blocked.
+//
+// A block of 32 x NW threads (NW warps, block_height) owns a region of 32 columns x NW*R rows
+// (R = kRows) whose origin is (bx*TW - P, by*TH - P), P = depth, and writes the tile
+// TW x TH = (32 - 2P) x (NW*R - 2P) in its middle. Lane l of warp w holds column l and rows
+// w*R .. w*R+R-1 of the region in registers: u, p1 = (p11, p21), p2 = (p12, p22) and the four
+// warp constants. Neighbours:
+//  - x-1 / x+1: the lane to the left / right, by warp shuffle (no shared memory);
+//  - y-1 / y+1 inside the strip: the thread's own registers;
+//  - y-1 of the strip's first row / y+1 of its last row: one row per warp exchanged through
+//    shared memory (p2 of the last row before calc_u, u of the first row before calc_p), so
+//    each iteration costs two block barriers for R pixels per thread.
+//
+// Validity: calc_u reads p at x-1, y-1 and calc_p reads u at x+1, y+1, so each iteration
+// shrinks the exact zone of the region by one pixel per side; after P iterations the tile is
+// exact. Values outside the exact zone (including what lane 0 / lane 31 get from the shuffles
+// at the region's edge) are computed from stale neighbours and never written. Pixels outside
+// the image start at 0 and are never read by in-image pixels: the border rules go by global
+// coordinate (tvl1_iter.cuh). The result equals P unfused iterations up to rounding; this file
+// is compiled with fast (approximate) division and square root and with FMA contraction
+// (cuda/CMakeLists.txt), so it is not bitwise equal to the IEEE GLOBAL kernel.
+//
+// Epsilon: the reduction covers the tile pixels of the launch's last iteration, so a warp stops
+// at launch granularity: up to P-1 iterations after the reference would have stopped.
+//
+// Resources: registers only for the state (R = 8: 8 x (2 + 2 pair + 4 constants) values per
+// thread), 2 x 16 x 32 pairs of static shared memory; __launch_bounds__(256) keeps it
+// launchable with 32768 registers per block (Nano/TX2).
+#include "cuda/cuda_layout.hpp"
+#include "cuda/tvl1_iter.cuh"
+
+namespace oflow {
+namespace cuda {
+namespace {
+
+const int kRows = kMultiRows;          // rows per thread
+const int kMaxWarps = kMultiMaxWarps;  // block_height limit (256 threads)
+
+__device__ __forceinline__ float2 shfl_up2(float2 v) {
+    return make_float2(__shfl_up_sync(0xffffffffu, v.x, 1), __shfl_up_sync(0xffffffffu, v.y, 1));
+}
+__device__ __forceinline__ float2 shfl_down2(float2 v) {
+    return make_float2(__shfl_down_sync(0xffffffffu, v.x, 1), __shfl_down_sync(0xffffffffu, v.y, 1));
+}
+__device__ __forceinline__ __half2 shfl_up2(__half2 v) { return __shfl_up_sync(0xffffffffu, v, 1); }
+
+template <class T2, int R>
+__global__ void __launch_bounds__(256) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
+    if (stopped_before(a.eps, launch)) return;
+    __shared__ float2 s_u_row[kMaxWarps][32];
+    __shared__ T2 s_p2_row[kMaxWarps][32];
+    const int lane = static_cast<int>(threadIdx.x), wid = static_cast<int>(threadIdx.y);
+    const int nw = static_cast<int>(blockDim.y);
+    const int tw = 32 - 2 * depth, th = nw * R - 2 * depth;
+    const int gx = static_cast<int>(blockIdx.x) * tw - depth + lane;
+    const int gy0 = static_cast<int>(blockIdx.y) * th - depth + wid * R;
+    const int w = a.w, h = a.h;
+    const bool col_in = gx >= 0 && gx < w;
+    const bool col_tile = lane >= depth && lane < 32 - depth;
+
+    float2 u[R];
+    T2 p1[R], p2[R];
+    Consts c[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int gy = gy0 + r;
+        u[r] = make_float2(0.0f, 0.0f);
+        p1[r] = Pair<T2>::zero();
+        p2[r] = Pair<T2>::zero();
+        c[r].ix = c[r].iy = c[r].g2 = c[r].rc = 0.0f;
+        if (col_in && gy >= 0 && gy < h) {
+            const std::size_t gi = static_cast<std::size_t>(gy) * static_cast<std::size_t>(a.pitch) +
+                                   static_cast<std::size_t>(gx);
+            u[r] = a.u_in[gi];
+            p1[r] = a.p1_in[gi];
+            p2[r] = a.p2_in[gi];
+            c[r] = load_consts(a, gi);
+        }
+    }
+
+    const float lt = a.lt, theta = a.theta, k = a.k;
+    float err = 0.0f;
+    for (int it = 0; it < iters; ++it) {
+        // calc_u: needs p2 of the row above this strip (last row of the warp above).
+        s_p2_row[wid][lane] = p2[R - 1];
+        __syncthreads();
+        const T2 p2_above = wid > 0 ? s_p2_row[wid - 1][lane] : Pair<T2>::zero();
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int gy = gy0 + r;
+            T2 p1l = shfl_up2(p1[r]);
+            if (gx <= 0) p1l = Pair<T2>::zero();
+            T2 p2u = r > 0 ? p2[r - 1] : p2_above;
+            if (gy <= 0) p2u = Pair<T2>::zero();
+            const float2 un = u_update<T2>(u[r], c[r], Pair<T2>::div(p1[r], p1l, p2[r], p2u), lt, theta);
+            if (it == iters - 1 && col_tile && col_in && gy >= 0 && gy < h && wid * R + r >= depth &&
+                wid * R + r < nw * R - depth)
+                err += step_sq(u[r], un);
+            u[r] = un;
+        }
+        // calc_p: needs u of the row below this strip (first row of the warp below).
+        s_u_row[wid][lane] = u[0];
+        __syncthreads();
+        const float2 u_below = wid + 1 < nw ? s_u_row[wid + 1][lane] : u[R - 1];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int gy = gy0 + r;
+            const float2 ur = shfl_down2(u[r]);
+            const float2 ud = r + 1 < R ? u[r + 1] : u_below;
+            float2 gxv, gyv;
+            forward_grad(u[r], ur, ud, gx, gy, w, h, &gxv, &gyv);
+            Pair<T2>::dual(p1[r], p2[r], gxv, gyv, k);
+        }
+    }
+
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int gy = gy0 + r, ry = wid * R + r;
+        if (col_in && col_tile && gy >= 0 && gy < h && ry >= depth && ry < nw * R - depth) {
+            const std::size_t gi = static_cast<std::size_t>(gy) * static_cast<std::size_t>(a.pitch) +
+                                   static_cast<std::size_t>(gx);
+            a.u_out[gi] = u[r];
+            a.p1_out[gi] = p1[r];
+            a.p2_out[gi] = p2[r];
+        }
+    }
+    if (a.eps.stop) epsilon_step(err, a.eps, launch);
+}
+
+} // namespace
+
+template <class T2>
+cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters, int depth, int bw, int bh,
+                                   std::size_t shared, cudaStream_t s) {
+    (void)bw; // always 32: one lane per column
+    const int tw = 32 - 2 * depth, th = bh * kRows - 2 * depth;
+    const dim3 g(static_cast<unsigned>((a.w + tw - 1) / tw), static_cast<unsigned>((a.h + th - 1) / th));
+    k_multi<T2, kRows><<<g, dim3(32u, static_cast<unsigned>(bh)), shared, s>>>(a, launch, iters, depth);
+    return cudaGetLastError();
+}
+
+template cudaError_t launch_multi_iteration<float2>(const IterArgs<float2>&, int, int, int, int, int,
+                                                    std::size_t, cudaStream_t);
+template cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>&, int, int, int, int, int,
+                                                     std::size_t, cudaStream_t);
+
+void list_multi_kernels(KernelList* l) {
+    l->add(reinterpret_cast<const void*>(&k_multi<float2, kRows>), "multi_iter_f32");
+    l->add(reinterpret_cast<const void*>(&k_multi<__half2, kRows>), "multi_iter_f16x2");
+}
+
+} // namespace cuda
+} // namespace oflow

@@ -1,0 +1,83 @@
+// TV-L1 warp stage on the device (tvl1_warp_ref): bicubic (Keys, a = -0.5) samples of I1, I1x,
+// I1y at x + u with clamped taps, then the constants of the inner iterations: g = (I1wx, I1wy)
+// in the storage type, |g|^2 (F32 storage only) and rho_c = I1w - I1wx u1 - I1wy u2 - I0.
+// Where x + u leaves the image ([0, w-1] x [0, h-1]) there is no data term: g = 0, rho_c = 0.
+// With F16 storage rho_c is formed from the stored (rounded) g, so that rho(u0) = I1w - I0
+// exactly as the iterations see it. I1w itself is not stored (nothing reads it).
+#include "cuda/cuda_kernels.cuh"
+
+namespace oflow {
+namespace cuda {
+namespace {
+
+const int kBX = 32, kBY = 8;
+
+__device__ __forceinline__ void cubic_weights(float t, float w[4]) {
+    w[0] = ((-0.5f * t + 1.0f) * t - 0.5f) * t;
+    w[1] = (1.5f * t - 2.5f) * t * t + 1.0f;
+    w[2] = ((-1.5f * t + 2.0f) * t + 0.5f) * t;
+    w[3] = (0.5f * t - 0.5f) * t * t;
+}
+
+template <class T2>
+__global__ void __launch_bounds__(256) k_warp(WarpArgs<T2> a) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    const int w = a.i1.w, h = a.i1.h;
+    if (x >= w || y >= h) return;
+    const float lim = 1e6f;
+    const float2 u = a.u.row(y)[x];
+    float px = static_cast<float>(x) + u.x, py = static_cast<float>(y) + u.y;
+    px = px < -lim ? -lim : (px > lim ? lim : px);
+    py = py < -lim ? -lim : (py > lim ? lim : py);
+    const float fx = floorf(px), fy = floorf(py);
+    const int ix = static_cast<int>(fx), iy = static_cast<int>(fy);
+    float wx[4], wy[4];
+    cubic_weights(px - fx, wx);
+    cubic_weights(py - fy, wy);
+    int cx[4];
+    for (int i = 0; i < 4; ++i) cx[i] = clampi(ix - 1 + i, 0, w - 1);
+    float s = 0.0f, sx = 0.0f, sy = 0.0f;
+    for (int j = 0; j < 4; ++j) {
+        const int ry = clampi(iy - 1 + j, 0, h - 1);
+        const float* r = a.i1.row(ry);
+        const float* rx = a.i1x.row(ry);
+        const float* rg = a.i1y.row(ry);
+        float t = 0.0f, tx = 0.0f, ty = 0.0f;
+        for (int i = 0; i < 4; ++i) {
+            t += wx[i] * r[cx[i]];
+            tx += wx[i] * rx[cx[i]];
+            ty += wx[i] * rg[cx[i]];
+        }
+        s += wy[j] * t;
+        sx += wy[j] * tx;
+        sy += wy[j] * ty;
+    }
+    const bool inside = px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1);
+    if (!inside) sx = sy = 0.0f;
+    const T2 g = Pair<T2>::from_f2(make_float2(sx, sy));
+    const float2 gs = Pair<T2>::to_f2(g); // what the iterations will read
+    a.g.row(y)[x] = g;
+    if (!Pair<T2>::kHalf) a.gr.row(y)[x] = gs.x * gs.x + gs.y * gs.y;
+    a.rc.row(y)[x] = inside ? s - gs.x * u.x - gs.y * u.y - a.i0.row(y)[x] : 0.0f;
+}
+
+} // namespace
+
+template <class T2>
+cudaError_t launch_warp(const WarpArgs<T2>& a, cudaStream_t s) {
+    const dim3 g(static_cast<unsigned>((a.i1.w + kBX - 1) / kBX), static_cast<unsigned>((a.i1.h + kBY - 1) / kBY));
+    k_warp<T2><<<g, dim3(kBX, kBY), 0, s>>>(a);
+    return cudaGetLastError();
+}
+
+template cudaError_t launch_warp<float2>(const WarpArgs<float2>&, cudaStream_t);
+template cudaError_t launch_warp<__half2>(const WarpArgs<__half2>&, cudaStream_t);
+
+void list_warp_kernels(KernelList* l) {
+    l->add(reinterpret_cast<const void*>(&k_warp<float2>), "warp_f32");
+    l->add(reinterpret_cast<const void*>(&k_warp<__half2>), "warp_f16x2");
+}
+
+} // namespace cuda
+} // namespace oflow

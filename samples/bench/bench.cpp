@@ -1,0 +1,572 @@
+// oflow-bench: how fast the CUDA path is, and how close to the memory system it runs.
+//
+//  (c) copy bandwidth: a large device-to-device cudaMemcpy, read + write bytes counted.
+//  (a) inner loop: ns per iteration per pixel of every variant x precision at 512^2 .. 8192^2
+//      (one level, 20 iterations per run, epsilon 0, textured frames), median of >= 20 runs
+//      after a warm-up, CUDA events; each row with its ratio to GLOBAL F32 at the same size,
+//      the modelled bytes and FLOPs per pixel per iteration (cuda/cuda_bench.cu says how they
+//      are counted), achieved GB/s and its share of the copy bandwidth. --sweep adds launch
+//      shapes of MULTI_ITER and FUSED at 2048^2 and 4096^2.
+//  (b) end to end through of_process with device-memory U8 frames and device flow (copies
+//      excluded), for "3 levels x0.5, 1 warp, 10 iterations" and "automatic levels, 3 warps,
+//      50 iterations" (epsilon 0: fixed work), for the best variant in F32 and F16 and for
+//      GLOBAL F32; plus host frames + host flow for the best F32 (staging copies included),
+//      and the host<->device copy time of the two frames and of the flow on their own.
+//
+// Usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
+#include "oflow.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#if OF_BENCH_CUDA
+#include "core/context.hpp"
+#include "cuda/cuda_bench.hpp"
+
+#include <cuda_runtime_api.h>
+#endif
+
+namespace {
+
+struct Opts {
+    bool quick = false;
+    bool smoke = false; // tiny sizes: checks the tool itself, measures nothing useful
+    bool sweep = false;
+    const char* json = nullptr;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Textured frames for any size (the synthetic cases of core/synth cost microseconds per pixel):
+// sinusoids and a slow chirp, the second frame shifted by (1.3, -0.7) px.
+void texture(int w, int h, std::vector<float>* i0, std::vector<float>* i1) {
+    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
+    i0->resize(n);
+    i1->resize(n);
+    auto tex = [](double x, double y) {
+        const double v = 128.0 + 50.0 * std::sin(0.31 * x + 0.17 * y) + 40.0 * std::cos(0.07 * x - 0.23 * y) +
+                         20.0 * std::sin(0.011 * x * y / (1.0 + 0.001 * (x + y)));
+        return static_cast<float>(v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v));
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const size_t k = static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x);
+            (*i0)[k] = tex(x, y);
+            (*i1)[k] = tex(x - 1.3, y + 0.7);
+        }
+}
+
+const char* vname(of_variant v) {
+    return v == OF_VARIANT_GLOBAL ? "global" : v == OF_VARIANT_FUSED ? "fused" : "multi-iter";
+}
+const char* pname(of_precision p) { return p == OF_PRECISION_F16 ? "f16x2" : "f32"; }
+
+#if OF_BENCH_CUDA
+
+bool cuda_ok(cudaError_t e, const char* what) {
+    if (e == cudaSuccess) return true;
+    std::fprintf(stderr, "oflow-bench: %s: %s\n", what, cudaGetErrorString(e));
+    return false;
+}
+
+// ---- (c) copy bandwidth --------------------------------------------------------------------
+double copy_bandwidth(size_t bytes, int reps) {
+    void *a = nullptr, *b = nullptr;
+    if (!cuda_ok(cudaMalloc(&a, bytes), "cudaMalloc") || !cuda_ok(cudaMalloc(&b, bytes), "cudaMalloc")) {
+        cudaFree(a);
+        return 0.0;
+    }
+    cudaMemset(a, 1, bytes);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<double> gbps;
+    for (int i = 0; i < reps + 2; ++i) {
+        cudaEventRecord(e0);
+        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (i >= 2) gbps.push_back(2.0 * static_cast<double>(bytes) / (static_cast<double>(ms) * 1e-3) / 1e9);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    return median(gbps);
+}
+
+// ---- (a) inner loop ------------------------------------------------------------------------
+struct InnerRow {
+    int w, h;
+    of_variant v;
+    of_precision p;
+    int bw, bh, depth;
+    double ns;     // per iteration per pixel
+    double ratio;  // GLOBAL F32 ns / this ns (> 1: faster)
+    double bytes, flops, redundancy;
+    double gbps, share, gflops;
+    bool ok;
+    bool sweep; // a launch shape other than the variant's default
+};
+
+InnerRow inner_row(int w, int h, const std::vector<float>& i0, const std::vector<float>& i1, of_variant v, of_precision p,
+                   uint32_t bw, uint32_t bh, uint32_t depth, int iters, int runs, double copy_gbps) {
+    InnerRow r;
+    std::memset(&r, 0, sizeof r);
+    r.w = w;
+    r.h = h;
+    r.v = v;
+    r.p = p;
+    of_config c;
+    of_config_init(&c, OF_ALGO_TVL1);
+    c.max_width = static_cast<uint32_t>(w);
+    c.max_height = static_cast<uint32_t>(h);
+    c.format = OF_PIXEL_F32;
+    c.levels = 1;
+    c.warps = 1;
+    c.iterations = static_cast<uint32_t>(iters);
+    c.epsilon = 0.0f;
+    c.backend = OF_BACKEND_CUDA;
+    c.variant = v;
+    c.precision = p;
+    c.block_width = bw;
+    c.block_height = bh;
+    c.fused_depth = depth;
+    of_context* ctx = nullptr;
+    const of_status s = of_create(&c, &ctx);
+    if (s != OF_OK) {
+        std::fprintf(stderr, "oflow-bench: %dx%d %s %s: of_create: %s\n", w, h, vname(v), pname(p), of_last_error(nullptr));
+        return r;
+    }
+    char buf[oflow::kErrorCapacity] = {0};
+    const oflow::ErrorSink err{buf};
+    std::vector<float> ms(static_cast<size_t>(runs), 0.0f);
+    of_status t = oflow::cuda::hooks::bench_prepare(ctx->cuda, i0.data(), i1.data(), w, h, err);
+    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, 2, ms.data(), err); // warm-up
+    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, runs, ms.data(), err);
+    if (t != OF_OK) {
+        std::fprintf(stderr, "oflow-bench: %dx%d %s %s: %s\n", w, h, vname(v), pname(p), buf);
+        of_destroy(ctx);
+        return r;
+    }
+    size_t shared = 0;
+    oflow::cuda::hooks::launch_shape(ctx->cuda, &r.bw, &r.bh, &r.depth, &shared);
+    const oflow::cuda::hooks::Model m = oflow::cuda::hooks::model(ctx->cuda, w, h);
+    of_destroy(ctx);
+    std::vector<double> d(ms.begin(), ms.end());
+    const double med_ms = median(d);
+    const double px_it = static_cast<double>(w) * static_cast<double>(h) * iters;
+    r.ns = med_ms * 1e6 / px_it;
+    r.bytes = m.bytes;
+    r.flops = m.flops;
+    r.redundancy = m.redundancy;
+    r.gbps = m.bytes * px_it / (med_ms * 1e-3) / 1e9;
+    r.share = copy_gbps > 0.0 ? r.gbps / copy_gbps : 0.0;
+    r.gflops = m.flops * px_it / (med_ms * 1e-3) / 1e9;
+    r.ok = true;
+    return r;
+}
+
+void print_inner_header() {
+    std::printf("%-11s %-10s %-5s %-7s %2s %9s %8s %7s %8s %6s %8s %6s\n", "size", "variant", "prec", "block", "P", "ns/it/px",
+                "speedup", "B/px/it", "GB/s", "%copy", "GFLOP/s", "redund");
+}
+void print_inner(const InnerRow& r) {
+    char size[24], block[16];
+    std::snprintf(size, sizeof size, "%dx%d", r.w, r.h);
+    std::snprintf(block, sizeof block, "%dx%d", r.bw, r.bh);
+    if (!r.ok) {
+        std::printf("%-11s %-10s %-5s   (failed, see stderr)\n", size, vname(r.v), pname(r.p));
+        return;
+    }
+    std::printf("%-11s %-10s %-5s %-7s %2d %9.4f %7.2fx %7.1f %8.1f %5.1f%% %8.1f %6.2f\n", size, vname(r.v), pname(r.p), block,
+                r.depth, r.ns, r.ratio, r.bytes, r.gbps, 100.0 * r.share, r.gflops, r.redundancy);
+}
+
+// ---- (b) end to end --------------------------------------------------------------------------
+struct Schedule {
+    const char* name;
+    uint32_t levels, warps, iterations;
+};
+
+struct E2eRow {
+    int w, h;
+    const char* schedule;
+    std::string what;
+    double ms;
+    bool ok;
+};
+
+struct DeviceFrames {
+    void* f[2] = {nullptr, nullptr};
+    float* u = nullptr;
+    float* v = nullptr;
+    ~DeviceFrames() {
+        cudaFree(f[0]);
+        cudaFree(f[1]);
+        cudaFree(u);
+        cudaFree(v);
+    }
+};
+
+E2eRow e2e_row(int w, int h, const Schedule& sc, of_variant v, of_precision p, bool host_io, const std::vector<unsigned char>& f0,
+               const std::vector<unsigned char>& f1, const DeviceFrames& dev, cudaStream_t stream, int frames, int reps) {
+    E2eRow r;
+    r.w = w;
+    r.h = h;
+    r.schedule = sc.name;
+    r.what = std::string(vname(v)) + "-" + pname(p) + (host_io ? " host I/O" : "");
+    r.ms = 0.0;
+    r.ok = false;
+    of_config c;
+    of_config_init(&c, OF_ALGO_TVL1);
+    c.max_width = static_cast<uint32_t>(w);
+    c.max_height = static_cast<uint32_t>(h);
+    c.format = OF_PIXEL_U8;
+    c.levels = sc.levels;
+    c.scale_factor = 0.5f;
+    c.warps = sc.warps;
+    c.iterations = sc.iterations;
+    c.epsilon = 0.0f;
+    c.backend = OF_BACKEND_CUDA;
+    c.variant = v;
+    c.precision = p;
+    c.cuda_stream = stream;
+    of_context* ctx = nullptr;
+    if (of_create(&c, &ctx) != OF_OK) {
+        std::fprintf(stderr, "oflow-bench: e2e %dx%d %s: of_create: %s\n", w, h, r.what.c_str(), of_last_error(nullptr));
+        return r;
+    }
+    if (host_io && !oflow::cuda::hooks::staging_pinned(ctx->cuda)) r.what += " (pageable!)";
+    of_image a;
+    std::memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    a.format = OF_PIXEL_U8;
+    a.memory = host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
+    a.width = static_cast<uint32_t>(w);
+    a.height = static_cast<uint32_t>(h);
+    a.stride = static_cast<size_t>(w);
+    of_image b = a;
+    a.data = host_io ? static_cast<const void*>(f0.data()) : dev.f[0];
+    b.data = host_io ? static_cast<const void*>(f1.data()) : dev.f[1];
+    std::vector<float> hu, hv;
+    of_flow out;
+    std::memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    out.layout = OF_FLOW_PLANAR;
+    out.memory = host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
+    out.width = a.width;
+    out.height = a.height;
+    out.stride = static_cast<size_t>(w) * 4;
+    if (host_io) {
+        hu.resize(static_cast<size_t>(w) * static_cast<size_t>(h));
+        hv.resize(hu.size());
+        out.u = hu.data();
+        out.v = hv.data();
+    } else {
+        out.u = dev.u;
+        out.v = dev.v;
+    }
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    bool ok = true;
+    for (int i = 0; i < 2 && ok; ++i) ok = of_process(ctx, &a, &b, &out) == OF_OK; // warm-up
+    cudaStreamSynchronize(stream);
+    std::vector<double> per_frame;
+    for (int rep = 0; rep < reps && ok; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        cudaEventRecord(e0, stream);
+        for (int i = 0; i < frames && ok; ++i) ok = of_process(ctx, &a, &b, &out) == OF_OK;
+        cudaEventRecord(e1, stream);
+        cudaEventSynchronize(e1);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        // Host I/O frames wait inside of_process: wall time is the truth there.
+        per_frame.push_back((host_io ? wall : static_cast<double>(ms)) / frames);
+    }
+    if (!ok) std::fprintf(stderr, "oflow-bench: e2e %dx%d %s: of_process: %s\n", w, h, r.what.c_str(), of_last_error(ctx));
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    of_destroy(ctx);
+    r.ms = median(per_frame);
+    r.ok = ok;
+    return r;
+}
+
+struct CopyRow {
+    int w, h;
+    double up_ms, down_ms; // two U8 frames host->device; F32 flow (u, v) device->host
+};
+
+CopyRow copy_times(int w, int h, int reps) {
+    CopyRow r{w, h, 0.0, 0.0};
+    const size_t fb = static_cast<size_t>(w) * static_cast<size_t>(h), flow = fb * 8;
+    void *hbuf = nullptr, *dbuf = nullptr;
+    if (!cuda_ok(cudaMallocHost(&hbuf, flow), "cudaMallocHost") || !cuda_ok(cudaMalloc(&dbuf, flow), "cudaMalloc")) {
+        cudaFreeHost(hbuf);
+        return r;
+    }
+    std::memset(hbuf, 0, flow);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<double> up, down;
+    for (int i = 0; i < reps + 1; ++i) {
+        float ms = 0.0f;
+        cudaEventRecord(e0);
+        cudaMemcpyAsync(dbuf, hbuf, 2 * fb, cudaMemcpyHostToDevice);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (i) up.push_back(ms);
+        cudaEventRecord(e0);
+        cudaMemcpyAsync(hbuf, dbuf, flow, cudaMemcpyDeviceToHost);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (i) down.push_back(ms);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFreeHost(hbuf);
+    cudaFree(dbuf);
+    r.up_ms = median(up);
+    r.down_ms = median(down);
+    return r;
+}
+
+int run(const Opts& o) {
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        std::printf("oflow-bench: no CUDA device\n");
+        return 77;
+    }
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    std::printf("oflow-bench: %s, sm_%d%d, %d SMs, %.1f GiB, driver %d, runtime %d%s\n", prop.name, prop.major, prop.minor,
+                prop.multiProcessorCount, static_cast<double>(prop.totalGlobalMem) / 1073741824.0, driver, runtime,
+                o.quick ? " (--quick)" : "");
+
+    // (c) copy bandwidth first: the reference the inner-loop rows are compared with.
+    const size_t copy_bytes = o.smoke ? (1u << 20) : (o.quick ? 256u : 1024u) << 20;
+    const double copy_gbps = copy_bandwidth(copy_bytes, o.quick ? 5 : 20);
+    std::printf("\n(c) device-to-device copy bandwidth: %.1f GB/s (cudaMemcpy of %zu MiB, read + write counted)\n", copy_gbps,
+                copy_bytes >> 20);
+
+    // (a) inner loop
+    const int iters = 20, runs = o.smoke ? 2 : (o.quick ? 5 : 21);
+    std::vector<int> sizes = o.smoke   ? std::vector<int>{48, 64}
+                             : o.quick ? std::vector<int>{512, 1024, 2048}
+                                       : std::vector<int>{512, 1024, 2048, 4096, 8192};
+    const of_variant variants[] = {OF_VARIANT_GLOBAL, OF_VARIANT_FUSED, OF_VARIANT_MULTI_ITER};
+    const of_precision precs[] = {OF_PRECISION_F32, OF_PRECISION_F16};
+    std::printf("\n(a) inner loop: one level, %d iterations per run, epsilon 0, median of %d runs after warm-up (CUDA events)\n"
+                "    speedup = GLOBAL F32 ns / row ns at the same size; B/px/it, FLOPs: model of cuda/cuda_bench.cu;\n"
+                "    GB/s = modelled bytes / time; %%copy = share of (c); redund = executed / useful pixel updates\n",
+                iters, runs);
+    print_inner_header();
+    std::vector<InnerRow> inner;
+    std::vector<float> i0, i1;
+    for (int n : sizes) {
+        texture(n, n, &i0, &i1);
+        double base = 0.0;
+        for (of_variant v : variants)
+            for (of_precision p : precs) {
+                InnerRow r = inner_row(n, n, i0, i1, v, p, 0, 0, 0, iters, runs, copy_gbps);
+                if (v == OF_VARIANT_GLOBAL && p == OF_PRECISION_F32) base = r.ok ? r.ns : 0.0;
+                r.ratio = r.ok && base > 0.0 ? base / r.ns : 0.0;
+                print_inner(r);
+                inner.push_back(r);
+            }
+        if (o.sweep && (n == 2048 || n == 4096 || (o.smoke && n == 64))) {
+            struct Shape {
+                of_variant v;
+                uint32_t bw, bh, depth;
+            };
+            // MULTI_ITER blocks are 32 lanes wide x bh warps, 8 rows per thread.
+            const Shape shapes[] = {{OF_VARIANT_GLOBAL, 64, 8, 0},      {OF_VARIANT_GLOBAL, 128, 4, 0},
+                                    {OF_VARIANT_FUSED, 64, 8, 0},       {OF_VARIANT_FUSED, 32, 16, 0},
+                                    {OF_VARIANT_MULTI_ITER, 32, 4, 2},  {OF_VARIANT_MULTI_ITER, 32, 4, 3},
+                                    {OF_VARIANT_MULTI_ITER, 32, 8, 2},  {OF_VARIANT_MULTI_ITER, 32, 8, 3},
+                                    {OF_VARIANT_MULTI_ITER, 32, 8, 5},  {OF_VARIANT_MULTI_ITER, 32, 8, 6},
+                                    {OF_VARIANT_MULTI_ITER, 32, 2, 3},  {OF_VARIANT_MULTI_ITER, 32, 1, 2}};
+            for (const Shape& s : shapes)
+                for (of_precision p : precs) {
+                    InnerRow r = inner_row(n, n, i0, i1, s.v, p, s.bw, s.bh, s.depth, iters, runs, copy_gbps);
+                    r.sweep = true;
+                    r.ratio = r.ok && base > 0.0 ? base / r.ns : 0.0;
+                    print_inner(r);
+                    inner.push_back(r);
+                }
+        }
+    }
+    // The fastest default-shape F32 variant at the largest size measured picks the e2e rows.
+    of_variant best = OF_VARIANT_MULTI_ITER;
+    double best_ns = 0.0;
+    for (const InnerRow& r : inner)
+        if (r.ok && !r.sweep && r.w == sizes.back() && r.p == OF_PRECISION_F32 && (best_ns == 0.0 || r.ns < best_ns)) {
+            best_ns = r.ns;
+            best = r.v;
+        }
+
+    // (b) end to end
+    const Schedule schedules[] = {{"3 levels x0.5, 1 warp, 10 it", 3, 1, 10}, {"auto levels, 3 warps, 50 it", 0, 3, 50}};
+    struct Sz {
+        int w, h;
+    };
+    std::vector<Sz> e2e_sizes = o.smoke   ? std::vector<Sz>{{64, 48}, {97, 61}}
+                                : o.quick ? std::vector<Sz>{{640, 480}, {1920, 1080}}
+                                          : std::vector<Sz>{{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+    const int frames = o.smoke ? 1 : 5, reps = o.smoke ? 1 : (o.quick ? 3 : 7);
+    std::printf("\n(b) end to end (of_process, U8 device frames -> device flow, copies excluded; epsilon 0), ms/frame,\n"
+                "    median of %d batches of %d back-to-back frames; best variant = %s (fastest F32 default at %d^2);\n"
+                "    'host I/O': host frames and host flow through the pinned staging (copies included, wall time)\n",
+                reps, frames, vname(best), sizes.back());
+    std::printf("%-11s %-30s %-28s %10s\n", "size", "schedule", "variant", "ms/frame");
+    std::vector<E2eRow> e2e;
+    std::vector<CopyRow> copies;
+    cudaStream_t stream = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    for (const Sz& z : e2e_sizes) {
+        std::vector<float> a, b;
+        texture(z.w, z.h, &a, &b);
+        std::vector<unsigned char> f0(a.size()), f1(b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            f0[i] = static_cast<unsigned char>(std::lround(a[i]));
+            f1[i] = static_cast<unsigned char>(std::lround(b[i]));
+        }
+        DeviceFrames dev;
+        const size_t n = f0.size();
+        if (!cuda_ok(cudaMalloc(&dev.f[0], n), "cudaMalloc") || !cuda_ok(cudaMalloc(&dev.f[1], n), "cudaMalloc") ||
+            !cuda_ok(cudaMalloc(reinterpret_cast<void**>(&dev.u), n * 4), "cudaMalloc") ||
+            !cuda_ok(cudaMalloc(reinterpret_cast<void**>(&dev.v), n * 4), "cudaMalloc"))
+            continue;
+        cudaMemcpy(dev.f[0], f0.data(), n, cudaMemcpyHostToDevice);
+        cudaMemcpy(dev.f[1], f1.data(), n, cudaMemcpyHostToDevice);
+        for (const Schedule& sc : schedules) {
+            struct Pick {
+                of_variant v;
+                of_precision p;
+                bool host;
+            };
+            const Pick picks[] = {{best, OF_PRECISION_F32, false},
+                                  {best, OF_PRECISION_F16, false},
+                                  {OF_VARIANT_GLOBAL, OF_PRECISION_F32, false},
+                                  {best, OF_PRECISION_F32, true}};
+            for (const Pick& pk : picks) {
+                if (&pk == &picks[2] && best == OF_VARIANT_GLOBAL) continue; // same as the first row
+                E2eRow r = e2e_row(z.w, z.h, sc, pk.v, pk.p, pk.host, f0, f1, dev, stream, frames, reps);
+                char size[24];
+                std::snprintf(size, sizeof size, "%dx%d", z.w, z.h);
+                if (r.ok)
+                    std::printf("%-11s %-30s %-28s %10.3f\n", size, sc.name, r.what.c_str(), r.ms);
+                else
+                    std::printf("%-11s %-30s %-28s %10s\n", size, sc.name, r.what.c_str(), "failed");
+                e2e.push_back(r);
+            }
+        }
+        copies.push_back(copy_times(z.w, z.h, o.smoke ? 1 : (o.quick ? 5 : 20)));
+    }
+    cudaStreamDestroy(stream);
+    std::printf("\n    host<->device copies alone (pinned host memory, CUDA events, median):\n");
+    std::printf("%-11s %22s %24s\n", "size", "2 U8 frames up (ms)", "F32 flow u,v down (ms)");
+    for (const CopyRow& c : copies) {
+        char size[24];
+        std::snprintf(size, sizeof size, "%dx%d", c.w, c.h);
+        std::printf("%-11s %22.3f %24.3f\n", size, c.up_ms, c.down_ms);
+    }
+
+    // Summary lines (scripts/gpu_check.sh greps "^SUMMARY").
+    std::printf("\n");
+    std::printf("SUMMARY copy_bandwidth_gbps %.1f\n", copy_gbps);
+    for (const InnerRow& r : inner)
+        if (r.ok && r.w == 2048 && r.ratio > 0.0)
+            std::printf("SUMMARY inner 2048^2 %-10s %-5s %dx%d P%d %.4f ns/it/px %.2fx vs global-f32 %.0f%% of copy BW\n",
+                        vname(r.v), pname(r.p), r.bw, r.bh, r.depth, r.ns, r.ratio, 100.0 * r.share);
+    for (const E2eRow& r : e2e)
+        if (r.ok && r.w == 1920) std::printf("SUMMARY e2e 1920x1080 [%s] %-28s %.3f ms/frame\n", r.schedule, r.what.c_str(), r.ms);
+
+    if (o.json) {
+        FILE* f = std::fopen(o.json, "w");
+        if (!f) {
+            std::fprintf(stderr, "oflow-bench: cannot write %s\n", o.json);
+            return 1;
+        }
+        std::fprintf(f, "{\n  \"device\": \"%s\", \"sm\": %d, \"copy_gbps\": %.2f,\n  \"inner\": [\n", prop.name,
+                     prop.major * 10 + prop.minor, copy_gbps);
+        for (size_t i = 0; i < inner.size(); ++i) {
+            const InnerRow& r = inner[i];
+            std::fprintf(f,
+                         "    {\"size\": %d, \"variant\": \"%s\", \"precision\": \"%s\", \"block\": [%d, %d], \"depth\": %d, "
+                         "\"ok\": %s, \"ns_per_iter_px\": %.6f, \"speedup_vs_global_f32\": %.4f, \"bytes_per_px_iter\": %.2f, "
+                         "\"flops_per_px_iter\": %.1f, \"gbps\": %.2f, \"copy_share\": %.4f, \"gflops\": %.2f, "
+                         "\"redundancy\": %.3f}%s\n",
+                         r.w, vname(r.v), pname(r.p), r.bw, r.bh, r.depth, r.ok ? "true" : "false", r.ns, r.ratio, r.bytes, r.flops,
+                         r.gbps, r.share, r.gflops, r.redundancy, i + 1 < inner.size() ? "," : "");
+        }
+        std::fprintf(f, "  ],\n  \"e2e\": [\n");
+        for (size_t i = 0; i < e2e.size(); ++i) {
+            const E2eRow& r = e2e[i];
+            std::fprintf(f, "    {\"width\": %d, \"height\": %d, \"schedule\": \"%s\", \"variant\": \"%s\", \"ok\": %s, \"ms\": %.4f}%s\n",
+                         r.w, r.h, r.schedule, r.what.c_str(), r.ok ? "true" : "false", r.ms, i + 1 < e2e.size() ? "," : "");
+        }
+        std::fprintf(f, "  ],\n  \"copies\": [\n");
+        for (size_t i = 0; i < copies.size(); ++i)
+            std::fprintf(f, "    {\"width\": %d, \"height\": %d, \"frames_up_ms\": %.4f, \"flow_down_ms\": %.4f}%s\n", copies[i].w,
+                         copies[i].h, copies[i].up_ms, copies[i].down_ms, i + 1 < copies.size() ? "," : "");
+        std::fprintf(f, "  ]\n}\n");
+        std::fclose(f);
+    }
+    return 0;
+}
+
+#endif // OF_BENCH_CUDA
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // rows appear as they are measured (logs, timeouts)
+    Opts o;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--quick")) {
+            o.quick = true;
+        } else if (!std::strcmp(argv[i], "--smoke")) {
+            o.smoke = true;
+        } else if (!std::strcmp(argv[i], "--sweep")) {
+            o.sweep = true;
+        } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
+            o.json = argv[++i];
+        } else {
+            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke]\n");
+            return 2;
+        }
+    }
+#if OF_BENCH_CUDA
+    return run(o);
+#else
+    (void)o;
+    (void)median;
+    (void)texture;
+    (void)vname;
+    (void)pname;
+    std::printf("oflow-bench: this build has no CUDA backend (OF_WITH_CUDA=OFF or no nvcc)\n");
+    return 0;
+#endif
+}

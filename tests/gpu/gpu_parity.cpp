@@ -1,0 +1,430 @@
+// gpu_parity: the CUDA backend against the reference path, end to end through of_process.
+//
+// Schedule (the "full schedule"): levels automatic, factor 0.5, warps 5, iterations 50,
+// epsilon 0, other parameters at their defaults, F32 input unless said.
+//  - every variant (GLOBAL, FUSED, MULTI_ITER) x precision (F32, F16) on the five synthetic
+//    cases at 160x120 and two at the odd size 97x61:
+//      F32: max |flow_cuda - flow_ref| <= 1e-3 px;
+//      F16: EPE_f16 <= 1.03 * EPE_f32 + 0.01 px (0.01 px: absolute slack for near-zero EPEs);
+//  - F32 variants give GLOBAL F32's flow (1e-5 px; MULTI_ITER, built with fast division/sqrt
+//    and FMA, 1e-3 px); every launch shape gives its variant's default-shape flow (1e-5 px F32,
+//    1e-3 px F16: tiling must not change a pixel's arithmetic; the output says when bitwise);
+//  - memory kinds (host with padded strides, device, mapped, mixed), layouts and formats give
+//    the same flow as host memory;
+//  - epsilon stopping (0.01): iteration counts near the reference's (GLOBAL/FUSED: within one
+//    per warp; MULTI_ITER: stops at launch granularity, up to depth-1 more per warp) and EPE
+//    within 5 % + 0.01 px of the reference's;
+//  - NaN in F32 frames in device memory -> OF_ERR_NONFINITE naming the frame, nothing written;
+//  - small and degenerate sizes (1x1, 2x2, 1xN, Nx1, 33x17) in a larger context.
+// Every failure line names the case, size, variant, precision and the measured value.
+#include "gpu_util.hpp"
+
+using namespace gputest;
+using oflow::synth::Case;
+
+namespace {
+
+const of_variant kVariants[] = {OF_VARIANT_GLOBAL, OF_VARIANT_FUSED, OF_VARIANT_MULTI_ITER};
+const of_precision kPrecisions[] = {OF_PRECISION_F32, OF_PRECISION_F16};
+
+of_config schedule(uint32_t w, uint32_t h, of_pixel_format fmt = OF_PIXEL_F32) {
+    of_config c = tvl1_config(w, h);
+    c.format = fmt;
+    c.levels = 0;
+    c.scale_factor = 0.5f;
+    c.warps = 5;
+    c.iterations = 50;
+    c.epsilon = 0.0f;
+    return c;
+}
+
+of_config cuda_cfg(of_config c, of_variant v, of_precision p, uint32_t bw = 0, uint32_t bh = 0, uint32_t depth = 0) {
+    c.backend = OF_BACKEND_CUDA;
+    c.variant = v;
+    c.precision = p;
+    c.block_width = bw;
+    c.block_height = bh;
+    c.fused_depth = depth;
+    return c;
+}
+
+/// Flow of one pair under cfg; false (and a failed check) when create or process fails.
+bool flow_of(const of_config& cfg, const FramePair& fp, FlowBuf& out, of_info* info, const char* what) {
+    of_context* ctx = create_or_report(cfg, what);
+    CHECK_MSG(ctx != nullptr, "%s: of_create failed", what);
+    if (!ctx) return false;
+    out = make_flow(fp.prev.img.width, fp.prev.img.height);
+    const bool ok = run_host(ctx, fp, out, what);
+    if (info) *info = info_of(ctx);
+    of_destroy(ctx);
+    if (ok) CHECK_MSG(all_finite(out.extract()), "%s: non-finite flow", what);
+    return ok;
+}
+
+struct Sized {
+    Case c;
+    uint32_t w, h;
+};
+
+void test_parity() {
+    const Sized cases[] = {{Case::Translation, 160, 120}, {Case::RotationZoom, 160, 120}, {Case::SmoothField, 160, 120},
+                           {Case::Occlusion, 160, 120},   {Case::NoiseGain, 160, 120},    {Case::SmoothField, 97, 61},
+                           {Case::Translation, 97, 61}};
+    std::printf("\nparity vs reference: levels auto, warps 5, iterations 50, epsilon 0, F32 frames\n");
+    std::printf("%-14s %-8s %-10s %-4s %9s %9s %11s %-22s %s\n", "case", "size", "variant", "prec", "EPE ref", "EPE cuda",
+                "max|d| ref", "bound", "result");
+    for (const Sized& k : cases) {
+        const char* name = oflow::synth::case_name(k.c);
+        char size[16];
+        std::snprintf(size, sizeof size, "%ux%u", k.w, k.h);
+        const Pair p = synth_pair(k.c, k.w, k.h, 1);
+        const FramePair fp = frames_of(p, OF_PIXEL_F32);
+        of_config ref = schedule(k.w, k.h);
+        ref.backend = OF_BACKEND_REFERENCE;
+        FlowBuf fr;
+        of_info iref;
+        char what[160];
+        std::snprintf(what, sizeof what, "%s %s reference", name, size);
+        if (!flow_of(ref, fp, fr, &iref, what)) continue;
+        const std::vector<float> vr = fr.extract();
+        const double epe_ref = epe(fr, p);
+        std::vector<float> first[2];
+        for (of_variant v : kVariants) {
+            double epe32 = -1.0;
+            for (of_precision pr : kPrecisions) {
+                std::snprintf(what, sizeof what, "%s %s %s %s", name, size, variant_str(v), precision_str(pr));
+                FlowBuf f;
+                of_info info;
+                if (!flow_of(cuda_cfg(schedule(k.w, k.h), v, pr), fp, f, &info, what)) continue;
+                const std::vector<float> vf = f.extract();
+                const double e = epe(f, p);
+                const double d = max_diff(vf, vr);
+                CHECK_MSG(info.last_iterations == iref.last_iterations,
+                          "%s: %llu iterations reported, the reference ran %llu", what,
+                          static_cast<unsigned long long>(info.last_iterations),
+                          static_cast<unsigned long long>(iref.last_iterations));
+                CHECK_MSG(info.backend == OF_BACKEND_CUDA && info.precision == pr, "%s: info says backend %d precision %d",
+                          what, static_cast<int>(info.backend), static_cast<int>(info.precision));
+                bool ok;
+                char bound[40];
+                if (pr == OF_PRECISION_F32) {
+                    epe32 = e;
+                    ok = d <= 1e-3;
+                    std::snprintf(bound, sizeof bound, "max|d| <= 1e-3");
+                    CHECK_MSG(ok, "%s: max |flow - reference| = %.3g px > 1e-3", what, d);
+                } else {
+                    const double lim = epe32 >= 0.0 ? 1.03 * epe32 + 0.01 : INFINITY;
+                    ok = e <= lim;
+                    std::snprintf(bound, sizeof bound, "EPE <= %.4f", lim);
+                    CHECK_MSG(ok, "%s: EPE %.4f > 1.03 x F32 EPE %.4f + 0.01 = %.4f", what, e, epe32, lim);
+                }
+                std::printf("%-14s %-8s %-10s %-4s %9.4f %9.4f %11.3g %-22s %s\n", name, size, variant_str(v),
+                            precision_str(pr), epe_ref, e, d, bound, ok ? "ok" : "FAIL");
+                // All F32 variants agree with GLOBAL F32. (F16 variants are held to the F32 EPE
+                // bound above instead: in F16 a different operation order, as MULTI_ITER's FMA
+                // and fast division, moves single pixels by up to tenths of a pixel.)
+                const int pi = pr == OF_PRECISION_F16 ? 1 : 0;
+                if (first[pi].empty()) {
+                    first[pi] = vf;
+                } else if (pr == OF_PRECISION_F32) {
+                    const double dv = max_diff(vf, first[pi]);
+                    // MULTI_ITER is built with fast division/sqrt and FMA (cuda/CMakeLists.txt):
+                    // it meets the reference-parity bound, not bit equality with IEEE GLOBAL.
+                    const double tol = v == OF_VARIANT_MULTI_ITER ? 1e-3 : 1e-5;
+                    CHECK_MSG(dv <= tol, "%s: differs from GLOBAL %s by %.3g px (> %.0e)", what, precision_str(pr), dv, tol);
+                }
+            }
+        }
+    }
+}
+
+// Launch shapes: odd blocks, partial warps, depths from 1 to 6; all must give the default's flow.
+void test_shapes() {
+    struct Shape {
+        of_variant v;
+        uint32_t bw, bh, depth;
+    };
+    const Shape shapes[] = {{OF_VARIANT_GLOBAL, 16, 16, 0},   {OF_VARIANT_GLOBAL, 7, 5, 0},      {OF_VARIANT_FUSED, 16, 16, 0},
+                            {OF_VARIANT_FUSED, 33, 7, 0},     {OF_VARIANT_FUSED, 64, 4, 0},      {OF_VARIANT_MULTI_ITER, 32, 1, 1},
+                            {OF_VARIANT_MULTI_ITER, 32, 2, 3}, {OF_VARIANT_MULTI_ITER, 32, 8, 2}, {OF_VARIANT_MULTI_ITER, 32, 3, 5},
+                            {OF_VARIANT_MULTI_ITER, 32, 8, 6}, {OF_VARIANT_MULTI_ITER, 32, 4, 4}};
+    const uint32_t w = 97, h = 61;
+    const Pair p = synth_pair(Case::SmoothField, w, h, 5);
+    const FramePair fp = frames_of(p, OF_PIXEL_F32);
+    std::printf("\nlaunch shapes, smooth-field %ux%u, vs the default shape of the same variant and precision\n", w, h);
+    for (of_precision pr : kPrecisions) {
+        for (of_variant v : kVariants) {
+            // Each shape is compared with the default shape of its own variant and precision:
+            // tiling must not change the arithmetic of a pixel.
+            FlowBuf base;
+            char what[160];
+            std::snprintf(what, sizeof what, "shapes %s default %s", variant_str(v), precision_str(pr));
+            if (!flow_of(cuda_cfg(schedule(w, h), v, pr), fp, base, nullptr, what)) continue;
+            const std::vector<float> vb = base.extract();
+            for (const Shape& s : shapes) {
+                if (s.v != v) continue;
+                std::snprintf(what, sizeof what, "%s %ux%u depth %u %s", variant_str(s.v), s.bw, s.bh, s.depth,
+                              precision_str(pr));
+                FlowBuf f;
+                if (!flow_of(cuda_cfg(schedule(w, h), s.v, pr, s.bw, s.bh, s.depth), fp, f, nullptr, what)) continue;
+                const std::vector<float> vf = f.extract();
+                const double d = max_diff(vf, vb);
+                const bool bitwise = std::memcmp(vf.data(), vb.data(), vf.size() * sizeof(float)) == 0;
+                const double tol = pr == OF_PRECISION_F16 ? 1e-3 : 1e-5;
+                std::printf("  %-36s max|d| %.3g%s\n", what, d, bitwise ? " (bitwise equal)" : "");
+                CHECK_MSG(d <= tol, "%s: differs from the %s default by %.3g px (> %.0e)", what, variant_str(v), d, tol);
+            }
+        }
+    }
+    // Shapes the backend must refuse with a message.
+    const Shape bad[] = {{OF_VARIANT_MULTI_ITER, 8, 8, 4},  {OF_VARIANT_MULTI_ITER, 32, 32, 16},
+                         {OF_VARIANT_MULTI_ITER, 32, 1, 4}, {OF_VARIANT_MULTI_ITER, 64, 4, 2},
+                         {OF_VARIANT_FUSED, 1024, 1, 0}};
+    for (const Shape& s : bad) {
+        of_config c = cuda_cfg(schedule(w, h), s.v, OF_PRECISION_F32, s.bw, s.bh, s.depth);
+        of_context* ctx = nullptr;
+        const of_status st_ = of_create(&c, &ctx);
+        CHECK_MSG(st_ == OF_ERR_INVALID_ARGUMENT && ctx == nullptr && of_last_error(nullptr)[0] != '\0',
+                  "%s %ux%u depth %u: expected OF_ERR_INVALID_ARGUMENT, got %s (%s)", variant_str(s.v), s.bw, s.bh,
+                  s.depth, st(st_), of_last_error(nullptr));
+        of_destroy(ctx);
+    }
+}
+
+void test_memory_kinds() {
+    const uint32_t w = 97, h = 61;
+    const Pair p = synth_pair(Case::SmoothField, w, h, 2);
+    std::printf("\nmemory kinds, layouts, strides (smooth-field %ux%u, default variant)\n", w, h);
+    const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_U16, OF_PIXEL_F32};
+    for (of_pixel_format fmt : fmts) {
+        char what[160];
+        of_config c = schedule(w, h, fmt);
+        c.iterations = 20;
+        c.warps = 2;
+        const FramePair fp = frames_of(p, fmt);
+        // Reference with the same format.
+        of_config rc = c;
+        rc.backend = OF_BACKEND_REFERENCE;
+        FlowBuf fr;
+        std::snprintf(what, sizeof what, "format %d reference", static_cast<int>(fmt));
+        if (!flow_of(rc, fp, fr, nullptr, what)) continue;
+        c.backend = OF_BACKEND_CUDA;
+        std::snprintf(what, sizeof what, "format %d CUDA", static_cast<int>(fmt));
+        of_context* ctx = create_or_report(c, what);
+        CHECK(ctx != nullptr);
+        if (!ctx) continue;
+        FlowBuf base = make_flow(w, h);
+        if (!run_host(ctx, fp, base, what)) {
+            of_destroy(ctx);
+            continue;
+        }
+        const std::vector<float> vb = base.extract();
+        const double dref = max_diff(vb, fr.extract());
+        std::printf("  format %d: host/host max|d| vs reference %.3g\n", static_cast<int>(fmt), dref);
+        CHECK_MSG(dref <= 1e-3, "format %d: CUDA vs reference %.3g px > 1e-3", static_cast<int>(fmt), dref);
+        CHECK_MSG(base.padding_untouched(), "format %d: flow padding written", static_cast<int>(fmt));
+
+        auto same = [&](const std::vector<float>& got, const char* how) {
+            const double d = max_diff(got, vb);
+            const bool bitwise = got.size() == vb.size() && std::memcmp(got.data(), vb.data(), vb.size() * 4) == 0;
+            std::printf("  format %d %-44s %s\n", static_cast<int>(fmt), how, bitwise ? "bitwise equal" : "DIFFERENT");
+            CHECK_MSG(bitwise, "format %d %s: differs from host/host by %.3g px", static_cast<int>(fmt), how, d);
+        };
+        // Host frames with padded rows; repeated call; interleaved host output with padding.
+        {
+            const size_t stride = (w + 13) * bytes_per_pixel(fmt);
+            const FramePair pp = frames_of(p, fmt, stride);
+            FlowBuf f = make_flow(w, h, OF_FLOW_INTERLEAVED, 5);
+            if (run_host(ctx, pp, f, "padded host frames")) {
+                same(f.extract(), "host frames stride+13, interleaved+5");
+                CHECK_MSG(f.padding_untouched(), "format %d: interleaved padding written", static_cast<int>(fmt));
+            }
+        }
+        const of_memory_kind kinds[] = {OF_MEMORY_CUDA_DEVICE, OF_MEMORY_CUDA_MAPPED};
+        for (of_memory_kind mk : kinds) {
+            const char* kn = mk == OF_MEMORY_CUDA_DEVICE ? "device" : "mapped";
+            const DevFrame a = to_device(fp.prev, mk), b = to_device(fp.next, mk);
+            if (!a.buf.p || !b.buf.p) {
+                CHECK_MSG(false, "format %d: cannot allocate %s frames", static_cast<int>(fmt), kn);
+                continue;
+            }
+            const of_flow_layout layouts[] = {OF_FLOW_PLANAR, OF_FLOW_INTERLEAVED};
+            for (of_flow_layout lay : layouts) {
+                DevFlow df = device_flow(w, h, lay, mk, lay == OF_FLOW_PLANAR ? 5 : 3);
+                const of_status s = of_process(ctx, &a.img, &b.img, &df.f);
+                char how[96];
+                std::snprintf(how, sizeof how, "%s frames, %s %s flow", kn, kn, lay == OF_FLOW_PLANAR ? "planar" : "interleaved");
+                CHECK_MSG(s == OF_OK, "format %d %s: %s (%s)", static_cast<int>(fmt), how, st(s), of_last_error(ctx));
+                if (s != OF_OK) continue;
+                const FlowBuf got = df.fetch();
+                same(got.extract(), how);
+                // Row padding of the flow must keep its poison (0xFF bytes).
+                bool pad_ok = true;
+                const size_t used = lay == OF_FLOW_PLANAR ? w : 2u * w, rf = got.row_floats();
+                for (uint32_t y = 0; y < h && pad_ok; ++y)
+                    for (size_t x = used; x < rf; ++x) {
+                        uint32_t bits;
+                        std::memcpy(&bits, &got.a[y * rf + x], 4);
+                        if (bits != 0xFFFFFFFFu) pad_ok = false;
+                    }
+                CHECK_MSG(pad_ok, "format %d %s: row padding of the flow was written", static_cast<int>(fmt), how);
+            }
+            // Device frames with host output, and mixed memory kinds.
+            FlowBuf f = make_flow(w, h);
+            of_status s = of_process(ctx, &a.img, &b.img, &f.f);
+            CHECK_MSG(s == OF_OK, "format %d %s frames host flow: %s (%s)", static_cast<int>(fmt), kn, st(s), of_last_error(ctx));
+            if (s == OF_OK) same(f.extract(), mk == OF_MEMORY_CUDA_DEVICE ? "device frames, host flow" : "mapped frames, host flow");
+            FlowBuf g = make_flow(w, h);
+            s = of_process(ctx, &fp.prev.img, &b.img, &g.f);
+            CHECK_MSG(s == OF_OK, "format %d host+%s frames: %s (%s)", static_cast<int>(fmt), kn, st(s), of_last_error(ctx));
+            if (s == OF_OK) same(g.extract(), mk == OF_MEMORY_CUDA_DEVICE ? "host prev + device next" : "host prev + mapped next");
+        }
+        // Host frames again after device-output frames (staging reuse), then a smaller frame.
+        FlowBuf again = make_flow(w, h);
+        if (run_host(ctx, fp, again, "host frames after device frames")) same(again.extract(), "host frames again");
+        of_destroy(ctx);
+    }
+}
+
+void test_epsilon() {
+    const uint32_t w = 160, h = 120;
+    const Pair p = synth_pair(Case::Translation, w, h, 1);
+    const FramePair fp = frames_of(p, OF_PIXEL_F32);
+    of_config c = schedule(w, h);
+    c.epsilon = 0.01f;
+    c.iterations = 100;
+    of_config rc = c;
+    rc.backend = OF_BACKEND_REFERENCE;
+    FlowBuf fr;
+    of_info ir;
+    if (!flow_of(rc, fp, fr, &ir, "epsilon reference")) return;
+    const double epe_ref = epe(fr, p);
+    const uint64_t slots = static_cast<uint64_t>(ir.last_levels) * c.warps;
+    std::printf("\nepsilon 0.01, iterations <= 100, warps 5: reference ran %llu iterations, EPE %.4f\n",
+                static_cast<unsigned long long>(ir.last_iterations), epe_ref);
+    for (of_variant v : kVariants)
+        for (of_precision pr : kPrecisions) {
+            char what[96];
+            std::snprintf(what, sizeof what, "epsilon %s %s", variant_str(v), precision_str(pr));
+            FlowBuf f;
+            of_info info;
+            if (!flow_of(cuda_cfg(c, v, pr), fp, f, &info, what)) continue;
+            const double e = epe(f, p);
+            const long long n = static_cast<long long>(info.last_iterations), nr = static_cast<long long>(ir.last_iterations);
+            const long long depth = v == OF_VARIANT_MULTI_ITER ? 4 : 1;
+            long long lo = nr - static_cast<long long>(slots), hi = nr + static_cast<long long>(slots) * depth;
+            if (pr == OF_PRECISION_F16) { // F16 converges along a slightly different path
+                lo = nr / 2;
+                hi = nr * 2 + static_cast<long long>(slots) * depth;
+            }
+            std::printf("  %-28s iterations %6lld (allowed %lld..%lld)  EPE %.4f\n", what, n, lo, hi, e);
+            CHECK_MSG(n >= lo && n <= hi, "%s: ran %lld iterations, reference %lld, allowed %lld..%lld", what, n, nr, lo, hi);
+            const double lim = 1.05 * epe_ref + 0.01;
+            CHECK_MSG(e <= lim, "%s: EPE %.4f > 1.05 x reference %.4f + 0.01", what, e, epe_ref);
+            if (pr == OF_PRECISION_F32 && v != OF_VARIANT_MULTI_ITER && n == nr) {
+                const double d = max_diff(f.extract(), fr.extract());
+                CHECK_MSG(d <= 1e-3, "%s: same iteration count as the reference but max|d| %.3g px", what, d);
+            }
+        }
+    // With device output there is no wait: the scheduled count is reported.
+    of_context* ctx = create_or_report(cuda_cfg(c, OF_VARIANT_MULTI_ITER, OF_PRECISION_F32), "epsilon device output");
+    CHECK(ctx != nullptr);
+    if (!ctx) return;
+    const DevFrame a = to_device(fp.prev, OF_MEMORY_CUDA_DEVICE), b = to_device(fp.next, OF_MEMORY_CUDA_DEVICE);
+    DevFlow df = device_flow(w, h, OF_FLOW_PLANAR, OF_MEMORY_CUDA_DEVICE);
+    const of_status s = of_process(ctx, &a.img, &b.img, &df.f);
+    CHECK_MSG(s == OF_OK, "epsilon device output: %s (%s)", st(s), of_last_error(ctx));
+    const of_info info = info_of(ctx);
+    CHECK_MSG(info.last_iterations == static_cast<uint64_t>(info.last_levels) * c.warps * c.iterations,
+              "device output: %llu iterations reported, expected the scheduled %llu",
+              static_cast<unsigned long long>(info.last_iterations),
+              static_cast<unsigned long long>(static_cast<uint64_t>(info.last_levels) * c.warps * c.iterations));
+    of_destroy(ctx);
+}
+
+void test_nonfinite() {
+    const uint32_t w = 64, h = 48;
+    const Pair p = synth_pair(Case::SmoothField, w, h, 3);
+    of_config c = cuda_cfg(schedule(w, h), OF_VARIANT_AUTO, OF_PRECISION_AUTO);
+    c.iterations = 10;
+    of_context* ctx = create_or_report(c, "nonfinite");
+    CHECK(ctx != nullptr);
+    if (!ctx) return;
+    std::printf("\nNaN/Inf in F32 frames\n");
+    for (int which = 0; which < 2; ++which)
+        for (int mem = 0; mem < 2; ++mem) {
+            FramePair fp = frames_of(p, OF_PIXEL_F32);
+            Frame& bad = which == 0 ? fp.prev : fp.next;
+            bad.set_f32(w - 1, h - 1, which == 0 ? NAN : INFINITY);
+            FlowBuf f = make_flow(w, h);
+            of_status s;
+            if (mem == 0) {
+                s = of_process(ctx, &fp.prev.img, &fp.next.img, &f.f);
+            } else {
+                const DevFrame a = to_device(fp.prev, OF_MEMORY_CUDA_DEVICE), b = to_device(fp.next, OF_MEMORY_CUDA_DEVICE);
+                s = of_process(ctx, &a.img, &b.img, &f.f);
+            }
+            const char* name = which == 0 ? "prev" : "next";
+            const char* msg = of_last_error(ctx);
+            std::printf("  %s frame in %s memory: %s \"%s\"\n", name, mem ? "device" : "host", st(s), msg);
+            CHECK_MSG(s == OF_ERR_NONFINITE && std::strstr(msg, name) != nullptr,
+                      "%s in %s memory: expected OF_ERR_NONFINITE naming it, got %s \"%s\"", name, mem ? "device" : "host",
+                      st(s), msg);
+            CHECK_MSG(f.untouched(), "%s in %s memory: flow written on error", name, mem ? "device" : "host");
+        }
+    // Still usable.
+    const FramePair good = frames_of(p, OF_PIXEL_F32);
+    FlowBuf f = make_flow(w, h);
+    if (run_host(ctx, good, f, "after NONFINITE")) CHECK(all_finite(f.extract()));
+    of_destroy(ctx);
+}
+
+void test_sizes() {
+    const uint32_t W = 160, H = 120;
+    struct Sz {
+        uint32_t w, h;
+    };
+    const Sz sizes[] = {{1, 1}, {2, 2}, {1, 37}, {37, 1}, {33, 17}, {W, H}};
+    std::printf("\nsmall and degenerate sizes in a %ux%u context (levels auto, warps 3, iterations 15)\n", W, H);
+    for (of_variant v : kVariants)
+        for (of_precision pr : kPrecisions) {
+            of_config c = schedule(W, H);
+            c.warps = 3;
+            c.iterations = 15;
+            of_config rc = c;
+            rc.backend = OF_BACKEND_REFERENCE;
+            of_context* ctx = create_or_report(cuda_cfg(c, v, pr), "sizes");
+            of_context* ref = create_or_report(rc, "sizes reference");
+            CHECK(ctx && ref);
+            if (ctx && ref)
+                for (const Sz& s : sizes) {
+                    const Pair p = synth_pair(Case::SmoothField, s.w, s.h, 4);
+                    const FramePair fp = frames_of(p, OF_PIXEL_F32);
+                    FlowBuf f = make_flow(s.w, s.h, OF_FLOW_PLANAR, 2), fr = make_flow(s.w, s.h);
+                    char what[96];
+                    std::snprintf(what, sizeof what, "%s %s %ux%u", variant_str(v), precision_str(pr), s.w, s.h);
+                    if (!run_host(ctx, fp, f, what) || !run_host(ref, fp, fr, "reference")) continue;
+                    const std::vector<float> vf = f.extract();
+                    CHECK_MSG(all_finite(vf), "%s: non-finite flow", what);
+                    CHECK_MSG(f.padding_untouched(), "%s: padding written", what);
+                    const double d = max_diff(vf, fr.extract());
+                    const double tol = pr == OF_PRECISION_F32 ? 1e-3 : 0.5;
+                    CHECK_MSG(d <= tol, "%s: max |flow - reference| %.3g px > %.3g", what, d, tol);
+                }
+            of_destroy(ctx);
+            of_destroy(ref);
+        }
+}
+
+} // namespace
+
+int main() {
+    if (!cuda_ready()) return 77;
+    test_parity();
+    test_shapes();
+    test_memory_kinds();
+    test_epsilon();
+    test_nonfinite();
+    test_sizes();
+    return oftest::finish("gpu_parity");
+}
