@@ -154,6 +154,8 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     st->pinned = static_cast<unsigned char*>(pinned_slot);
     st->registered = false;
     st->device = 0;
+    st->graph = nullptr;
+    st->graph_ucur = 0;
     st->bench_w = st->bench_h = 0;
     st->bench_ucur = st->bench_pcur = 0;
     of_status s = resolve_tuning(cfg, &st->tun, err);
@@ -222,6 +224,7 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
                             st->tun.bw, st->tun.bh, fa.maxThreadsPerBlock, kl.name[i]);
     }
     s = warm_up(*st, err);
+    if (s == OF_OK) s = capture_solver(*st, err);
     if (s != OF_OK) return s;
     return OF_OK;
 }
@@ -364,6 +367,7 @@ void destroy(State* st) {
     if (!st) return;
     DeviceScope scope(st->device);
     if (st->stream) (void)cudaStreamSynchronize(st->stream);
+    if (st->graph) (void)cudaGraphExecDestroy(st->graph);
     if (st->event_ok) (void)cudaEventDestroy(st->uploaded);
     if (st->own_stream && st->stream) (void)cudaStreamDestroy(st->stream);
     if (st->registered) (void)cudaHostUnregister(st->pinned);

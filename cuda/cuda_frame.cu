@@ -101,12 +101,17 @@ int iterations_run(const State& st, int stop_value, int iterations) {
     return n < iterations ? n : iterations;
 }
 
-of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
-                        const ErrorSink& err) {
+namespace {
+
+of_status convert_frame(State& st, int frame, Src src, const LevelDims& d0, const ErrorSink& err) {
+    OF_CUDA_TRY(launch_convert(src.p, src.stride, st.cfg.format, st.pyr(frame, 0, d0), st.stream), "convert launch");
+    return OF_OK;
+}
+
+of_status smooth_pyramid(State& st, int frame, const LevelDims* dims, int levels, const ErrorSink& err) {
     const cudaStream_t s = st.stream;
     DPlane<float> l0 = st.pyr(frame, 0, dims[0]);
     DPlane<float> tmp0 = st.scratch(0, dims[0]);
-    OF_CUDA_TRY(launch_convert(src.p, src.stride, st.cfg.format, l0, s), "convert launch");
     if (st.presmooth.radius > 0) {
         OF_CUDA_TRY(launch_blur_h({l0.p, l0.w, l0.h, l0.pitch}, tmp0, st.presmooth, s), "blur launch");
         OF_CUDA_TRY(launch_blur_v({tmp0.p, tmp0.w, tmp0.h, tmp0.pitch}, l0, st.presmooth, s), "blur launch");
@@ -121,6 +126,14 @@ of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, in
         OF_CUDA_TRY(launch_resample({smooth.p, smooth.w, smooth.h, smooth.pitch}, dst, s), "resample launch");
     }
     return OF_OK;
+}
+
+} // namespace
+
+of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
+                        const ErrorSink& err) {
+    of_status r = convert_frame(st, frame, src, dims[0], err);
+    return r == OF_OK ? smooth_pyramid(st, frame, dims, levels, err) : r;
 }
 
 of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err) {
@@ -162,22 +175,20 @@ of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot
     return iterate<float2>(st, d, iterations, slot, epsilon, ucur, pcur, err);
 }
 
-of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info) {
+namespace {
+
+// Everything of a frame after the two conversions: pyramids, coarse-to-fine warps and
+// iterations. Depends only on the frame size, so it can be captured as a graph.
+of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     const of_config& cfg = st.cfg;
     const cudaStream_t s = st.stream;
     const DevLayout& lay = st.lay;
-    LevelDims* dims = info->dims;
-    const int levels = dev_pyramid_dims(w, h, cfg, dims);
-    info->levels = levels;
-    if (levels > lay.levels || w > static_cast<int>(cfg.max_width) || h > static_cast<int>(cfg.max_height))
-        return err.fail(OF_ERR_INTERNAL, "cuda: %dx%d frame with %d levels exceeds the plan (%d levels)", w, h,
-                        levels, lay.levels);
+    const LevelDims* dims = info->dims;
+    const int levels = info->levels;
     const int iterations = static_cast<int>(cfg.iterations);
-    const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
-    info->launches = (iterations + depth - 1) / depth;
 
-    of_status r = build_pyramid(st, 0, a, dims, levels, err);
-    if (r == OF_OK) r = build_pyramid(st, 1, b, dims, levels, err);
+    of_status r = smooth_pyramid(st, 0, dims, levels, err);
+    if (r == OF_OK) r = smooth_pyramid(st, 1, dims, levels, err);
     if (r != OF_OK) return r;
 
     // Fresh control block: counter 0, no warp stopped.
@@ -216,6 +227,70 @@ of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, 
         }
     }
     info->ucur = ucur;
+    return OF_OK;
+}
+
+of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveInfo* info) {
+    const of_config& cfg = st.cfg;
+    info->levels = dev_pyramid_dims(w, h, cfg, info->dims);
+    if (info->levels > st.lay.levels || w > static_cast<int>(cfg.max_width) || h > static_cast<int>(cfg.max_height))
+        return err.fail(OF_ERR_INTERNAL, "cuda: %dx%d frame with %d levels exceeds the plan (%d levels)", w, h,
+                        info->levels, st.lay.levels);
+    const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
+    info->launches = (static_cast<int>(cfg.iterations) + depth - 1) / depth;
+    info->ucur = 0;
+    return OF_OK;
+}
+
+} // namespace
+
+of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info) {
+    of_status r = plan_frame(st, w, h, err, info);
+    if (r == OF_OK) r = convert_frame(st, 0, a, info->dims[0], err);
+    if (r == OF_OK) r = convert_frame(st, 1, b, info->dims[0], err);
+    if (r != OF_OK) return r;
+    if (st.graph && w == static_cast<int>(st.cfg.max_width) && h == static_cast<int>(st.cfg.max_height)) {
+        OF_CUDA_TRY(cudaGraphLaunch(st.graph, st.stream), "solver graph launch");
+        info->ucur = st.graph_ucur;
+        return OF_OK;
+    }
+    return solve(st, err, info);
+}
+
+of_status capture_solver(State& st, const ErrorSink& err) {
+    st.graph = nullptr;
+    SolveInfo info;
+    of_status r = plan_frame(st, static_cast<int>(st.cfg.max_width), static_cast<int>(st.cfg.max_height), err, &info);
+    if (r != OF_OK) return r;
+    // Capture on a private stream: the context's stream may be the caller's, with other work.
+    cudaStream_t cap = nullptr;
+    OF_CUDA_TRY(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking), "cudaStreamCreate(capture)");
+    const cudaStream_t keep = st.stream;
+    st.stream = cap;
+    cudaError_t e = cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal);
+    if (e == cudaSuccess) {
+        r = solve(st, err, &info);
+        cudaGraph_t g = nullptr;
+        e = cudaStreamEndCapture(cap, &g);
+        if (r == OF_OK && e == cudaSuccess) {
+#if CUDART_VERSION >= 12000
+            e = cudaGraphInstantiate(&st.graph, g, 0);
+#else
+            e = cudaGraphInstantiate(&st.graph, g, nullptr, nullptr, 0);
+#endif
+        }
+        if (g) (void)cudaGraphDestroy(g);
+    }
+    st.stream = keep;
+    (void)cudaStreamDestroy(cap);
+    if (r != OF_OK) return r;
+    if (e != cudaSuccess) {
+        st.graph = nullptr;
+        (void)cudaGetLastError();
+        return err.fail(OF_ERR_DEVICE, "cuda: capturing the solver graph: %s: %s", cudaGetErrorName(e),
+                        cudaGetErrorString(e));
+    }
+    st.graph_ucur = info.ucur;
     return OF_OK;
 }
 

@@ -26,6 +26,8 @@ struct State {
     bool own_arena;
     unsigned char* pinned;     // staging (host arena slot)
     bool registered;           // cudaHostRegister succeeded (else staging is pageable)
+    cudaGraphExec_t graph;     // solve() for the maximum frame size, captured at create
+    int graph_ucur;            // u plane holding the level-0 flow after the graph
     int bench_w, bench_h;      // level prepared by hooks::bench_prepare (0 = none)
     int bench_ucur, bench_pcur;
 
@@ -65,8 +67,13 @@ struct SolveInfo {
 };
 
 /// Pyramids of both frames, then coarse-to-fine warps and iterations; leaves the level-0 flow
-/// in the u plane SolveInfo::ucur. Enqueues only: no allocation, no synchronisation.
+/// in the u plane SolveInfo::ucur. Enqueues only: no allocation, no synchronisation. Frames of
+/// the maximum size replay the graph captured at create (one launch instead of ~50).
 of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info);
+
+/// Captures everything of a maximum-size frame after the input conversion as a CUDA graph
+/// (State::graph). Called once by create(), after the warm-up.
+of_status capture_solver(State& st, const ErrorSink& err);
 
 /// Pyramid of one frame (convert, presmooth, levels) into pyr[frame].
 of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
