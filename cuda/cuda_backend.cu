@@ -215,10 +215,12 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
             return err.fail(OF_ERR_DEVICE, "cuda: loading kernel %s: %s: %s", kl.name[i], cudaGetErrorName(e),
                             cudaGetErrorString(e));
         }
-        // Iteration kernels carry __launch_bounds__(1024); anything else would show here.
-        const bool iteration_kernel = std::strncmp(kl.name[i], "global_calc", 11) == 0 ||
-                                      std::strncmp(kl.name[i], "fused", 5) == 0 ||
-                                      std::strncmp(kl.name[i], "multi_iter", 10) == 0;
+        // The selected variant's iteration kernels must launch the configured block (their
+        // __launch_bounds__ and register use set maxThreadsPerBlock); other variants' do not matter.
+        const char* prefix = st->tun.variant == OF_VARIANT_GLOBAL  ? "global_calc"
+                             : st->tun.variant == OF_VARIANT_FUSED ? "fused"
+                                                                   : "multi_iter";
+        const bool iteration_kernel = std::strncmp(kl.name[i], prefix, std::strlen(prefix)) == 0;
         if (iteration_kernel && st->tun.bw * st->tun.bh > fa.maxThreadsPerBlock)
             return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds the %d threads kernel %s can launch",
                             st->tun.bw, st->tun.bh, fa.maxThreadsPerBlock, kl.name[i]);

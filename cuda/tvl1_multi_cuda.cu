@@ -44,18 +44,16 @@ __device__ __forceinline__ float2 shfl_down2(float2 v) {
 }
 __device__ __forceinline__ __half2 shfl_up2(__half2 v) { return __shfl_up_sync(0xffffffffu, v, 1); }
 
-template <class T2, int R>
-__global__ void __launch_bounds__(256) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
-    if (stopped_before(a.eps, launch)) return;
-    __shared__ float2 s_u_row[kMaxWarps][32];
-    __shared__ T2 s_p2_row[kMaxWarps][32];
+// One launch's work for a block. Interior: the whole region lies inside the image with a
+// one-pixel margin, so no border rule can apply and every pixel is in the image: the checks
+// compile away. Both instantiations have the same barriers; the choice is uniform per block.
+template <class T2, int R, bool Interior>
+__device__ __forceinline__ void multi_body(const IterArgs<T2>& a, int launch, int iters, int depth, int gx, int gy0,
+                                           float2 (*s_u_row)[32], T2 (*s_p2_row)[32]) {
     const int lane = static_cast<int>(threadIdx.x), wid = static_cast<int>(threadIdx.y);
     const int nw = static_cast<int>(blockDim.y);
-    const int tw = 32 - 2 * depth, th = nw * R - 2 * depth;
-    const int gx = static_cast<int>(blockIdx.x) * tw - depth + lane;
-    const int gy0 = static_cast<int>(blockIdx.y) * th - depth + wid * R;
     const int w = a.w, h = a.h;
-    const bool col_in = gx >= 0 && gx < w;
+    const bool col_in = Interior || (gx >= 0 && gx < w);
     const bool col_tile = lane >= depth && lane < 32 - depth;
 
     float2 u[R];
@@ -68,7 +66,7 @@ __global__ void __launch_bounds__(256) k_multi(IterArgs<T2> a, int launch, int i
         p1[r] = Pair<T2>::zero();
         p2[r] = Pair<T2>::zero();
         c[r].ix = c[r].iy = c[r].g2 = c[r].rc = 0.0f;
-        if (col_in && gy >= 0 && gy < h) {
+        if (Interior || (col_in && gy >= 0 && gy < h)) {
             const std::size_t gi = static_cast<std::size_t>(gy) * static_cast<std::size_t>(a.pitch) +
                                    static_cast<std::size_t>(gx);
             u[r] = a.u_in[gi];
@@ -79,21 +77,25 @@ __global__ void __launch_bounds__(256) k_multi(IterArgs<T2> a, int launch, int i
     }
 
     const float lt = a.lt, theta = a.theta, k = a.k;
+    const bool want_err = a.eps.stop != nullptr;
     float err = 0.0f;
     for (int it = 0; it < iters; ++it) {
         // calc_u: needs p2 of the row above this strip (last row of the warp above).
         s_p2_row[wid][lane] = p2[R - 1];
         __syncthreads();
         const T2 p2_above = wid > 0 ? s_p2_row[wid - 1][lane] : Pair<T2>::zero();
+        const bool last = want_err && it == iters - 1;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int gy = gy0 + r;
             T2 p1l = shfl_up2(p1[r]);
-            if (gx <= 0) p1l = Pair<T2>::zero();
             T2 p2u = r > 0 ? p2[r - 1] : p2_above;
-            if (gy <= 0) p2u = Pair<T2>::zero();
+            if (!Interior) {
+                if (gx <= 0) p1l = Pair<T2>::zero();
+                if (gy <= 0) p2u = Pair<T2>::zero();
+            }
             const float2 un = u_update<T2>(u[r], c[r], Pair<T2>::div(p1[r], p1l, p2[r], p2u), lt, theta);
-            if (it == iters - 1 && col_tile && col_in && gy >= 0 && gy < h && wid * R + r >= depth &&
+            if (last && col_tile && col_in && (Interior || (gy >= 0 && gy < h)) && wid * R + r >= depth &&
                 wid * R + r < nw * R - depth)
                 err += step_sq(u[r], un);
             u[r] = un;
@@ -104,11 +106,15 @@ __global__ void __launch_bounds__(256) k_multi(IterArgs<T2> a, int launch, int i
         const float2 u_below = wid + 1 < nw ? s_u_row[wid + 1][lane] : u[R - 1];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            const int gy = gy0 + r;
             const float2 ur = shfl_down2(u[r]);
             const float2 ud = r + 1 < R ? u[r + 1] : u_below;
             float2 gxv, gyv;
-            forward_grad(u[r], ur, ud, gx, gy, w, h, &gxv, &gyv);
+            if (Interior) {
+                gxv = make_float2(ur.x - u[r].x, ur.y - u[r].y);
+                gyv = make_float2(ud.x - u[r].x, ud.y - u[r].y);
+            } else {
+                forward_grad(u[r], ur, ud, gx, gy0 + r, w, h, &gxv, &gyv);
+            }
             Pair<T2>::dual(p1[r], p2[r], gxv, gyv, k);
         }
     }
@@ -116,7 +122,7 @@ __global__ void __launch_bounds__(256) k_multi(IterArgs<T2> a, int launch, int i
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         const int gy = gy0 + r, ry = wid * R + r;
-        if (col_in && col_tile && gy >= 0 && gy < h && ry >= depth && ry < nw * R - depth) {
+        if (col_in && col_tile && (Interior || (gy >= 0 && gy < h)) && ry >= depth && ry < nw * R - depth) {
             const std::size_t gi = static_cast<std::size_t>(gy) * static_cast<std::size_t>(a.pitch) +
                                    static_cast<std::size_t>(gx);
             a.u_out[gi] = u[r];
@@ -124,7 +130,27 @@ __global__ void __launch_bounds__(256) k_multi(IterArgs<T2> a, int launch, int i
             a.p2_out[gi] = p2[r];
         }
     }
-    if (a.eps.stop) epsilon_step(err, a.eps, launch);
+    if (want_err) epsilon_step(err, a.eps, launch);
+}
+
+// F16 keeps p in half2 and fits two 256-thread blocks per SM (<= 128 registers); F32 needs
+// more registers than that without spilling and runs one block per SM.
+template <class T2, int R>
+__global__ void __launch_bounds__(256, Pair<T2>::kHalf ? 2 : 1) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
+    if (stopped_before(a.eps, launch)) return;
+    __shared__ float2 s_u_row[kMaxWarps][32];
+    __shared__ T2 s_p2_row[kMaxWarps][32];
+    const int nw = static_cast<int>(blockDim.y);
+    const int tw = 32 - 2 * depth, th = nw * R - 2 * depth;
+    const int x0 = static_cast<int>(blockIdx.x) * tw - depth;
+    const int y0 = static_cast<int>(blockIdx.y) * th - depth;
+    const int gx = x0 + static_cast<int>(threadIdx.x);
+    const int gy0 = y0 + static_cast<int>(threadIdx.y) * R;
+    const bool interior = x0 >= 1 && x0 + 32 <= a.w - 1 && y0 >= 1 && y0 + nw * R <= a.h - 1;
+    if (interior)
+        multi_body<T2, R, true>(a, launch, iters, depth, gx, gy0, s_u_row, s_p2_row);
+    else
+        multi_body<T2, R, false>(a, launch, iters, depth, gx, gy0, s_u_row, s_p2_row);
 }
 
 } // namespace
