@@ -154,6 +154,7 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     st->pinned = static_cast<unsigned char*>(pinned_slot);
     st->registered = false;
     st->device = 0;
+    st->sm_count = 1;
     st->graph = nullptr;
     st->graph_ucur = 0;
     st->bench_w = st->bench_h = 0;
@@ -167,6 +168,8 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     const float f = cfg.scale_factor;
     st->level_blur = make_gaussian(0.6f * std::sqrt(1.0f / (f * f) - 1.0f));
     OF_CUDA_TRY(cudaGetDevice(&st->device), "cudaGetDevice");
+    OF_CUDA_TRY(cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->device),
+                "cudaDeviceGetAttribute(multiprocessors)");
 
     // Device arena first: when it does not fit, fail before pinning host memory.
     const DevLayout& l = st->lay;

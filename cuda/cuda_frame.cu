@@ -43,6 +43,25 @@ IterArgs<T2> iter_args(const State& st, const LevelDims& d, int ucur, int pcur) 
     return a;
 }
 
+// MULTI_ITER blocks for a level: the configured height, halved on coarse levels while the grid
+// would not give every SM two blocks (a small grid leaves SMs idle and each launch then costs
+// the latency of one block). Only when the caller left block_height at 0, and never more
+// blocks than the epsilon partial sums hold (the largest level at the configured shape).
+int multi_block_height(const State& st, const LevelDims& d) {
+    const Tuning& t = st.tun;
+    const int rows = multi_rows(t.precision);
+    const auto blocks = [&](int nw) {
+        const int tw = 32 - 2 * t.depth, th = nw * rows - 2 * t.depth;
+        return static_cast<std::size_t>((d.w + tw - 1) / tw) * static_cast<std::size_t>((d.h + th - 1) / th);
+    };
+    int bh = t.bh;
+    if (st.cfg.block_height != 0) return bh;
+    while (bh > 1 && (bh / 2) * rows > 2 * t.depth && blocks(bh) < static_cast<std::size_t>(2 * st.sm_count) &&
+           blocks(bh / 2) <= st.lay.partial_count)
+        bh /= 2;
+    return bh;
+}
+
 template <class T2>
 of_status iterate(State& st, const LevelDims& d, int iterations, int slot, float epsilon, int* ucur,
                   int* pcur, const ErrorSink& err) {
@@ -64,13 +83,14 @@ of_status iterate(State& st, const LevelDims& d, int iterations, int slot, float
     }
     const IterArgs<T2> start = a;
     const int launches = t.variant == OF_VARIANT_FUSED ? iterations : (iterations + t.depth - 1) / t.depth;
+    const int bh = t.variant == OF_VARIANT_MULTI_ITER ? multi_block_height(st, d) : t.bh;
     for (int k = 0; k < launches; ++k) {
         if (t.variant == OF_VARIANT_FUSED) {
             OF_CUDA_TRY(launch_fused_iteration(a, k, t.bw, t.bh, t.shared_bytes, st.stream),
                         "fused iteration launch");
         } else {
             const int n = iterations - k * t.depth < t.depth ? iterations - k * t.depth : t.depth;
-            OF_CUDA_TRY(launch_multi_iteration(a, k, n, t.depth, t.bw, t.bh, t.shared_bytes, st.stream),
+            OF_CUDA_TRY(launch_multi_iteration(a, k, n, t.depth, t.bw, bh, t.shared_bytes, st.stream),
                         "multi-iteration launch");
         }
         IterArgs<T2> next = a;

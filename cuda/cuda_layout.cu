@@ -82,14 +82,14 @@ of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) 
     case OF_VARIANT_MULTI_ITER:
     default:
         // One lane per column: the block is one warp wide, block_height warps tall, and each
-        // thread holds kMultiRows rows.
+        // thread holds multi_rows(precision) rows.
         if (t->bw != 32 || t->bh < 1 || t->bh > kMultiMaxWarps)
             return err.fail(OF_ERR_INVALID_ARGUMENT,
                             "config: MULTI_ITER block %dx%d: the width must be 32 (one lane per "
                             "column) and the height 1..%d warps",
                             t->bw, t->bh, kMultiMaxWarps);
         t->region_w = 32;
-        t->region_h = t->bh * kMultiRows;
+        t->region_h = t->bh * multi_rows(t->precision);
         if (t->region_w <= 2 * t->depth || t->region_h <= 2 * t->depth)
             return err.fail(OF_ERR_INVALID_ARGUMENT,
                             "config: MULTI_ITER region %dx%d has no output pixels with fused_depth %d "

@@ -18,6 +18,7 @@ struct State {
     Gaussian1D presmooth;      // as context.cpp makes them
     Gaussian1D level_blur;
     int device;                // the device current at create
+    int sm_count;              // its multiprocessors (coarse levels use smaller MULTI_ITER blocks)
     cudaStream_t stream;
     bool own_stream;
     cudaEvent_t uploaded;      // recorded after the last upload out of the staging region

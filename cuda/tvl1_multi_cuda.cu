@@ -1,7 +1,7 @@
 // MULTI_ITER variant: temporal blocking (the thesis's Shared_MltIteration), register-blocked.
 //
 // A block of 32 x NW threads (NW warps, block_height) owns a region of 32 columns x NW*R rows
-// (R = kRows) whose origin is (bx*TW - P, by*TH - P), P = depth, and writes the tile
+// (R = kMultiRowsF32 / kMultiRowsF16) whose origin is (bx*TW - P, by*TH - P), P = depth, and writes the tile
 // TW x TH = (32 - 2P) x (NW*R - 2P) in its middle. Lane l of warp w holds column l and rows
 // w*R .. w*R+R-1 of the region in registers: u, p1 = (p11, p21), p2 = (p12, p22) and the four
 // warp constants. Neighbours:
@@ -23,9 +23,9 @@
 // Epsilon: the reduction covers the tile pixels of the launch's last iteration, so a warp stops
 // at launch granularity: up to P-1 iterations after the reference would have stopped.
 //
-// Resources: registers only for the state (R = 8: 8 x (2 + 2 pair + 4 constants) values per
-// thread), 2 x 16 x 32 pairs of static shared memory; __launch_bounds__(256) keeps it
-// launchable with 32768 registers per block (Nano/TX2).
+// Resources: registers only for the state (R x (2 + 2 pairs + 4 constants) values per thread),
+// 2 x 8 x 32 pairs of static shared memory; __launch_bounds__(256, 2) caps registers at 128,
+// which also keeps it launchable with 32768 registers per block (Nano/TX2).
 #include "cuda/cuda_layout.hpp"
 #include "cuda/tvl1_iter.cuh"
 
@@ -33,8 +33,19 @@ namespace oflow {
 namespace cuda {
 namespace {
 
-const int kRows = kMultiRows;          // rows per thread
 const int kMaxWarps = kMultiMaxWarps;  // block_height limit (256 threads)
+
+/// Rows per thread of each storage type (cuda_layout.hpp).
+template <class T2>
+struct Rows;
+template <>
+struct Rows<float2> {
+    static constexpr int value = kMultiRowsF32;
+};
+template <>
+struct Rows<__half2> {
+    static constexpr int value = kMultiRowsF16;
+};
 
 __device__ __forceinline__ float2 shfl_up2(float2 v) {
     return make_float2(__shfl_up_sync(0xffffffffu, v.x, 1), __shfl_up_sync(0xffffffffu, v.y, 1));
@@ -133,10 +144,10 @@ __device__ __forceinline__ void multi_body(const IterArgs<T2>& a, int launch, in
     if (want_err) epsilon_step(err, a.eps, launch);
 }
 
-// F16 keeps p in half2 and fits two 256-thread blocks per SM (<= 128 registers); F32 needs
-// more registers than that without spilling and runs one block per SM.
+// Two 256-thread blocks per SM (<= 128 registers): the row counts of cuda_layout.hpp are
+// chosen so that neither precision spills.
 template <class T2, int R>
-__global__ void __launch_bounds__(256, Pair<T2>::kHalf ? 2 : 1) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
+__global__ void __launch_bounds__(256, 2) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
     if (stopped_before(a.eps, launch)) return;
     __shared__ float2 s_u_row[kMaxWarps][32];
     __shared__ T2 s_p2_row[kMaxWarps][32];
@@ -159,9 +170,10 @@ template <class T2>
 cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters, int depth, int bw, int bh,
                                    std::size_t shared, cudaStream_t s) {
     (void)bw; // always 32: one lane per column
-    const int tw = 32 - 2 * depth, th = bh * kRows - 2 * depth;
+    const int rows = Rows<T2>::value;
+    const int tw = 32 - 2 * depth, th = bh * rows - 2 * depth;
     const dim3 g(static_cast<unsigned>((a.w + tw - 1) / tw), static_cast<unsigned>((a.h + th - 1) / th));
-    k_multi<T2, kRows><<<g, dim3(32u, static_cast<unsigned>(bh)), shared, s>>>(a, launch, iters, depth);
+    k_multi<T2, Rows<T2>::value><<<g, dim3(32u, static_cast<unsigned>(bh)), shared, s>>>(a, launch, iters, depth);
     return cudaGetLastError();
 }
 
@@ -171,8 +183,8 @@ template cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>&, i
                                                      std::size_t, cudaStream_t);
 
 void list_multi_kernels(KernelList* l) {
-    l->add(reinterpret_cast<const void*>(&k_multi<float2, kRows>), "multi_iter_f32");
-    l->add(reinterpret_cast<const void*>(&k_multi<__half2, kRows>), "multi_iter_f16x2");
+    l->add(reinterpret_cast<const void*>(&k_multi<float2, Rows<float2>::value>), "multi_iter_f32");
+    l->add(reinterpret_cast<const void*>(&k_multi<__half2, Rows<__half2>::value>), "multi_iter_f16x2");
 }
 
 } // namespace cuda
