@@ -16,7 +16,7 @@
 // half2 ops count 2): calc_u 21 (rho 4, the two thresholds 2, -rho/g2 and its two products 3,
 // both divergences 6, both u updates 6), calc_p 28 (forward differences 4, two norms 6 each,
 // four dual updates 3 each) = 49. Redundancy: FUSED recomputes calc_u on a (bw+1)(bh+1) region
-// per bw x bh tile; MULTI_ITER runs bw x bh threads for a (bw-2P)(bh-2P) tile.
+// per bw x bh tile; MULTI_ITER computes a 32 x (bh * rows) region for a (32-2P) x (bh*rows-2P) tile.
 #include "cuda/cuda_bench.hpp"
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
