@@ -57,18 +57,8 @@ void blur_v_ref(Plane src, Plane dst, const Gaussian1D& g, int y0, int y1) {
     }
 }
 
-void resample_ref(Plane src, Plane dst, int y0, int y1) {
-    const float sx = static_cast<float>(src.w) / static_cast<float>(dst.w);
-    const float sy = static_cast<float>(src.h) / static_cast<float>(dst.h);
-    for (int y = y0; y < y1; ++y) {
-        float* d = dst.row(y);
-        const float fy = (static_cast<float>(y) + 0.5f) * sy - 0.5f;
-        for (int x = 0; x < dst.w; ++x)
-            d[x] = bilinear(src, (static_cast<float>(x) + 0.5f) * sx - 0.5f, fy);
-    }
-}
-
-void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1) {
+// Rows [y0, y1) of dst = mult * (src resampled bilinearly to dst's size, pixel centres aligned).
+static void resize_bilinear(Plane src, Plane dst, float mult, int y0, int y1) {
     const float sx = static_cast<float>(src.w) / static_cast<float>(dst.w);
     const float sy = static_cast<float>(src.h) / static_cast<float>(dst.h);
     for (int y = y0; y < y1; ++y) {
@@ -77,6 +67,13 @@ void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1) {
         for (int x = 0; x < dst.w; ++x)
             d[x] = mult * bilinear(src, (static_cast<float>(x) + 0.5f) * sx - 0.5f, fy);
     }
+}
+
+// 1.0f * v == v exactly, so resampling is the flow upsampling with no scaling.
+void resample_ref(Plane src, Plane dst, int y0, int y1) { resize_bilinear(src, dst, 1.0f, y0, y1); }
+
+void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1) {
+    resize_bilinear(src, dst, mult, y0, y1);
 }
 
 } // namespace oflow
