@@ -60,6 +60,26 @@ __global__ void k_unpack(DPlane<const T2> src, DPlane<float> a, DPlane<float> b)
     b.row(y)[x] = v.y;
 }
 
+// (I1, I1x, I1y) planes <-> the warp's interleaved float4 plane (k_gradient's layout).
+__global__ void k_pack4(DPlane<const float> a, DPlane<const float> b, DPlane<const float> c, DPlane<float4> dst) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= dst.w || y >= dst.h) return;
+    dst.row(y)[x] = make_float4(a.row(y)[x], b.row(y)[x], c.row(y)[x], 0.0f);
+}
+
+__global__ void k_unpack4(DPlane<const float4> src, DPlane<float> a, DPlane<float> b, DPlane<float> c,
+                          DPlane<float> d) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= src.w || y >= src.h) return;
+    const float4 v = src.row(y)[x];
+    a.row(y)[x] = v.x;
+    b.row(y)[x] = v.y;
+    c.row(y)[x] = v.z;
+    d.row(y)[x] = v.w;
+}
+
 dim3 grid_of(int w, int h) { return dim3(static_cast<unsigned>((w + 31) / 32), static_cast<unsigned>((h + 7) / 8)); }
 
 of_status upload(State& st, const float* src, DPlane<float> dst, const ErrorSink& err) {
@@ -121,11 +141,17 @@ of_status zero(State& st, std::size_t off, const LevelDims& d, std::size_t elem,
 template <class T2>
 of_status warp_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
     const DevLayout& l = st.lay;
+    // I1, I1x, I1y through pyr(1, 0) and the two scratch planes into the float4 plane.
+    const DPlane<float> i1 = st.pyr(1, 0, d), sa = st.scratch(0, d), sb = st.scratch(1, d);
     of_status s = upload(st, r->in[0], st.pyr(0, 0, d), err);
-    if (s == OF_OK) s = upload(st, r->in[1], st.pyr(1, 0, d), err);
-    if (s == OF_OK) s = upload(st, r->in[2], st.plane<float>(l.i1x, d), err);
-    if (s == OF_OK) s = upload(st, r->in[3], st.plane<float>(l.i1y, d), err);
-    if (s == OF_OK) s = upload_pairs(st, r->in[4], r->in[5], st.plane<float2>(l.u[0], d), err);
+    if (s == OF_OK) s = upload(st, r->in[1], i1, err);
+    if (s == OF_OK) s = upload(st, r->in[2], sa, err);
+    if (s == OF_OK) s = upload(st, r->in[3], sb, err);
+    if (s != OF_OK) return s;
+    k_pack4<<<grid_of(d.w, d.h), dim3(32, 8), 0, st.stream>>>(as_const(i1), as_const(sa), as_const(sb),
+                                                              st.plane<float4>(l.i1g, d));
+    OF_CUDA_LAUNCHED("hook pack launch");
+    s = upload_pairs(st, r->in[4], r->in[5], st.plane<float2>(l.u[0], d), err);
     if (s == OF_OK) s = run_warp(st, d, 0, 0, err);
     if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.g, d), r->out[0], r->out[1], err);
     if (s == OF_OK) s = download(st, st.plane<float>(l.rc, d), r->out[3], err);
@@ -180,6 +206,18 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
     of_status res = OF_OK;
     r->iterations_run = 0;
     switch (r->stage) {
+    case Stage::Blur: {
+        // The fused kernel from a plane other than its output (the frame path blurs scratch ->
+        // level 0 and level -> scratch).
+        const Gaussian1D g = make_gaussian(r->sigma);
+        const DPlane<float> src = st.pyr(0, 0, d), dst = st.scratch(0, d);
+        res = upload(st, r->in[0], src, err);
+        if (res != OF_OK) return res;
+        OF_CUDA_TRY(cudaMemsetAsync(dst.p, 0xff, static_cast<std::size_t>(dst.pitch) * static_cast<std::size_t>(dst.h) * 4, s),
+                    "hook memset"); // NaN: a pixel the kernel misses shows
+        OF_CUDA_TRY(launch_blur(as_const(src), dst, g, s), "hook blur launch");
+        return download(st, dst, r->out[0], err);
+    }
     case Stage::BlurH:
     case Stage::BlurV: {
         const Gaussian1D g = make_gaussian(r->sigma);
@@ -203,10 +241,17 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
         const DPlane<float> src = st.pyr(1, 0, d);
         res = upload(st, r->in[0], src, err);
         if (res != OF_OK) return res;
-        OF_CUDA_TRY(launch_gradient(as_const(src), st.plane<float>(l.i1x, d), st.plane<float>(l.i1y, d), s),
-                    "hook gradient launch");
-        res = download(st, st.plane<float>(l.i1x, d), r->out[0], err);
-        if (res == OF_OK) res = download(st, st.plane<float>(l.i1y, d), r->out[1], err);
+        const DPlane<float4> g4 = st.plane<float4>(l.i1g, d);
+        OF_CUDA_TRY(launch_gradient(as_const(src), g4, s), "hook gradient launch");
+        // Unpack into the planes free here: scratch(0), scratch(1), pyr(0, 0) and rho_c's.
+        const DPlane<float> gx = st.scratch(0, d), gy = st.scratch(1, d), v = st.pyr(0, 0, d);
+        const DPlane<float> pad = st.plane<float>(l.rc, d);
+        k_unpack4<<<grid_of(d.w, d.h), dim3(32, 8), 0, s>>>(as_const(g4), v, gx, gy, pad);
+        OF_CUDA_LAUNCHED("hook unpack launch");
+        res = download(st, gx, r->out[0], err);
+        if (res == OF_OK) res = download(st, gy, r->out[1], err);
+        if (res == OF_OK && r->out[2]) res = download(st, v, r->out[2], err);
+        if (res == OF_OK && r->out[3]) res = download(st, pad, r->out[3], err);
         return res;
     }
     case Stage::Upsample: {
@@ -245,8 +290,7 @@ of_status bench_prepare(State* stp, const float* i0, const float* i1, int w, int
     }
     const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
     const DPlane<float> i1p = st.pyr(1, 0, d);
-    OF_CUDA_TRY(launch_gradient(as_const(i1p), st.plane<float>(l.i1x, d), st.plane<float>(l.i1y, d), st.stream),
-                "bench gradient launch");
+    OF_CUDA_TRY(launch_gradient(as_const(i1p), st.plane<float4>(l.i1g, d), st.stream), "bench gradient launch");
     of_status r = zero(st, l.u[0], d, 8, err);
     if (r == OF_OK) r = zero(st, l.px[0], d, pair, err);
     if (r == OF_OK) r = zero(st, l.py[0], d, pair, err);

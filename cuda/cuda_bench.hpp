@@ -12,12 +12,14 @@ namespace oflow {
 namespace cuda {
 namespace hooks {
 
-enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate };
+enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate, Blur };
 
 /// One stage on host planes (packed rows: pitch = width). Sizes must fit the context's maximum.
 ///  BlurH, BlurV: in[0] (w x h) -> out[0] (w x h), Gaussian make_gaussian(sigma)
+///  Blur:         in[0] (w x h) -> out[0] (w x h), both passes fused (launch_blur, the frame path's)
 ///  Resample:     in[0] (w x h) -> out[0] (w2 x h2)
-///  Gradient:     in[0] -> out[0] = d/dx, out[1] = d/dy
+///  Gradient:     in[0] -> out[0] = d/dx, out[1] = d/dy of the interleaved (I1, I1x, I1y, 0)
+///                plane; when given, out[2] = its I1 and out[3] = its fourth component
 ///  Warp:         in = I0, I1, I1x, I1y, u1, u2 -> out = I1wx, I1wy, |g|^2, rho_c as the
 ///                iterations will read them (F16: g rounded to half, |g|^2 formed from it)
 ///  Upsample:     in = u1, u2 (w x h) -> out = mx * u1, my * u2 upsampled to w2 x h2

@@ -123,26 +123,35 @@ int iterations_run(const State& st, int stop_value, int iterations) {
 
 namespace {
 
+// The converted frame goes to a scratch plane (scratch(frame): both frames are converted before
+// solve() runs) and the presmooth blurs it from there into level 0 in one pass. Without a
+// presmooth the conversion writes level 0 itself.
+DPlane<float> convert_target(const State& st, int frame, const LevelDims& d0) {
+    return st.presmooth.radius > 0 ? st.scratch(frame, d0) : st.pyr(frame, 0, d0);
+}
+
 of_status convert_frame(State& st, int frame, Src src, const LevelDims& d0, const ErrorSink& err) {
-    OF_CUDA_TRY(launch_convert(src.p, src.stride, st.cfg.format, st.pyr(frame, 0, d0), st.stream), "convert launch");
+    OF_CUDA_TRY(launch_convert(src.p, src.stride, st.cfg.format, convert_target(st, frame, d0), st.stream),
+                "convert launch");
     return OF_OK;
 }
 
-of_status smooth_pyramid(State& st, int frame, const LevelDims* dims, int levels, const ErrorSink& err) {
+of_status presmooth(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
+    if (st.presmooth.radius <= 0) return OF_OK;
+    const DPlane<float> in = convert_target(st, frame, d0);
+    OF_CUDA_TRY(launch_blur({in.p, in.w, in.h, in.pitch}, st.pyr(frame, 0, d0), st.presmooth, st.stream), "blur launch");
+    return OF_OK;
+}
+
+// Levels 1.. of a frame whose level 0 is built: anti-alias blur of level l-1 into scratch(0),
+// resampled into level l. Uses scratch(0) only, so run it after both presmooths.
+of_status build_levels(State& st, int frame, const LevelDims* dims, int levels, const ErrorSink& err) {
     const cudaStream_t s = st.stream;
-    DPlane<float> l0 = st.pyr(frame, 0, dims[0]);
-    DPlane<float> tmp0 = st.scratch(0, dims[0]);
-    if (st.presmooth.radius > 0) {
-        OF_CUDA_TRY(launch_blur_h({l0.p, l0.w, l0.h, l0.pitch}, tmp0, st.presmooth, s), "blur launch");
-        OF_CUDA_TRY(launch_blur_v({tmp0.p, tmp0.w, tmp0.h, tmp0.pitch}, l0, st.presmooth, s), "blur launch");
-    }
     for (int l = 1; l < levels; ++l) {
         const DPlane<float> src_l = st.pyr(frame, l - 1, dims[l - 1]);
-        const DPlane<float> tmp = st.scratch(0, dims[l - 1]);
-        const DPlane<float> smooth = st.scratch(1, dims[l - 1]);
+        const DPlane<float> smooth = st.scratch(0, dims[l - 1]);
         const DPlane<float> dst = st.pyr(frame, l, dims[l]);
-        OF_CUDA_TRY(launch_blur_h({src_l.p, src_l.w, src_l.h, src_l.pitch}, tmp, st.level_blur, s), "blur launch");
-        OF_CUDA_TRY(launch_blur_v({tmp.p, tmp.w, tmp.h, tmp.pitch}, smooth, st.level_blur, s), "blur launch");
+        OF_CUDA_TRY(launch_blur({src_l.p, src_l.w, src_l.h, src_l.pitch}, smooth, st.level_blur, s), "blur launch");
         OF_CUDA_TRY(launch_resample({smooth.p, smooth.w, smooth.h, smooth.pitch}, dst, s), "resample launch");
     }
     return OF_OK;
@@ -153,20 +162,19 @@ of_status smooth_pyramid(State& st, int frame, const LevelDims* dims, int levels
 of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
                         const ErrorSink& err) {
     of_status r = convert_frame(st, frame, src, dims[0], err);
-    return r == OF_OK ? smooth_pyramid(st, frame, dims, levels, err) : r;
+    if (r == OF_OK) r = presmooth(st, frame, dims[0], err);
+    return r == OF_OK ? build_levels(st, frame, dims, levels, err) : r;
 }
 
 of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err) {
     const DevLayout& l = st.lay;
-    const DPlane<float> i0 = st.pyr(0, level, d), i1 = st.pyr(1, level, d);
-    const DPlane<float> gx = st.plane<float>(l.i1x, d), gy = st.plane<float>(l.i1y, d);
+    const DPlane<float> i0 = st.pyr(0, level, d);
+    const DPlane<float4> i1g = st.plane<float4>(l.i1g, d);
     const DPlane<float2> u = st.plane<float2>(l.u[ucur], d);
     if (st.tun.precision == OF_PRECISION_F16) {
         WarpArgs<__half2> a;
         a.i0 = {i0.p, i0.w, i0.h, i0.pitch};
-        a.i1 = {i1.p, i1.w, i1.h, i1.pitch};
-        a.i1x = {gx.p, gx.w, gx.h, gx.pitch};
-        a.i1y = {gy.p, gy.w, gy.h, gy.pitch};
+        a.i1g = {i1g.p, i1g.w, i1g.h, i1g.pitch};
         a.u = {u.p, u.w, u.h, u.pitch};
         a.g = st.plane<__half2>(l.g, d);
         a.rc = st.plane<float>(l.rc, d);
@@ -176,9 +184,7 @@ of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const Err
     } else {
         WarpArgs<float2> a;
         a.i0 = {i0.p, i0.w, i0.h, i0.pitch};
-        a.i1 = {i1.p, i1.w, i1.h, i1.pitch};
-        a.i1x = {gx.p, gx.w, gx.h, gx.pitch};
-        a.i1y = {gy.p, gy.w, gy.h, gy.pitch};
+        a.i1g = {i1g.p, i1g.w, i1g.h, i1g.pitch};
         a.u = {u.p, u.w, u.h, u.pitch};
         a.g = st.plane<float2>(l.g, d);
         a.rc = st.plane<float>(l.rc, d);
@@ -207,8 +213,12 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     const int levels = info->levels;
     const int iterations = static_cast<int>(cfg.iterations);
 
-    of_status r = smooth_pyramid(st, 0, dims, levels, err);
-    if (r == OF_OK) r = smooth_pyramid(st, 1, dims, levels, err);
+    // Both presmooths first: they read the converted frames from scratch(0) and scratch(1),
+    // which the level blurs then reuse.
+    of_status r = presmooth(st, 0, dims[0], err);
+    if (r == OF_OK) r = presmooth(st, 1, dims[0], err);
+    if (r == OF_OK) r = build_levels(st, 0, dims, levels, err);
+    if (r == OF_OK) r = build_levels(st, 1, dims, levels, err);
     if (r != OF_OK) return r;
 
     // Fresh control block: counter 0, no warp stopped.
@@ -236,9 +246,7 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
         OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.px[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
         OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.py[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
         const DPlane<float> i1 = st.pyr(1, l, d);
-        OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float>(lay.i1x, d),
-                                    st.plane<float>(lay.i1y, d), s),
-                    "gradient launch");
+        OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float4>(lay.i1g, d), s), "gradient launch");
         for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
             r = run_warp(st, d, l, ucur, err);
             if (r == OF_OK)

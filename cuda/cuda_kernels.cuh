@@ -22,11 +22,16 @@ cudaError_t launch_blur_h(DPlane<const float> src, DPlane<float> dst, const Gaus
                           cudaStream_t s);
 cudaError_t launch_blur_v(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g,
                           cudaStream_t s);
+/// Both passes in one kernel through shared memory (blur_h_ref then blur_v_ref, bit for bit);
+/// src and dst must not overlap. Dynamic shared memory per block: blur_shared_bytes(radius,
+/// rows) with rows = 32 (16 or 8 for radii whose tile would exceed kMaxDynamicShared).
+cudaError_t launch_blur(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s);
+std::size_t blur_shared_bytes(int radius, int rows);
 /// Bilinear resampling to dst's size, pixel centres aligned (resample_ref).
 cudaError_t launch_resample(DPlane<const float> src, DPlane<float> dst, cudaStream_t s);
-/// Central differences, clamped (gradient_ref).
-cudaError_t launch_gradient(DPlane<const float> src, DPlane<float> gx, DPlane<float> gy,
-                            cudaStream_t s);
+/// Central differences, clamped (gradient_ref), interleaved with the source:
+/// dst = (I1, I1x, I1y, 0) per pixel, the warp's one 16-byte load per tap.
+cudaError_t launch_gradient(DPlane<const float> src, DPlane<float4> dst, cudaStream_t s);
 /// Bilinear upsampling of (u1, u2) to dst's size, times (mx, my) (upsample_flow_ref).
 cudaError_t launch_upsample_flow(DPlane<const float2> src, DPlane<float2> dst, float mx, float my,
                                  cudaStream_t s);
@@ -37,7 +42,8 @@ cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, st
 // ---- warp_cuda.cu -------------------------------------------------------------------------
 template <class T2>
 struct WarpArgs {
-    DPlane<const float> i0, i1, i1x, i1y; // current level
+    DPlane<const float> i0;               // current level
+    DPlane<const float4> i1g;             // (I1, I1x, I1y, 0) of the current level (k_gradient)
     DPlane<const float2> u;               // linearisation point (u1, u2)
     DPlane<T2> g;                         // out: (I1wx, I1wy) at x + u, bicubic
     DPlane<float> rc;                     // out: I1w - I1wx u1 - I1wy u2 - I0 (with stored g)

@@ -134,10 +134,10 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     if (!pyr.ok) return OF_ERR_OVERFLOW;
     const std::size_t pyr_bytes = pyr.off;
 
-    std::size_t f32 = 0, f2 = 0, t2 = 0, raw = 0, flow = 0;
+    std::size_t f32 = 0, f2 = 0, f4 = 0, t2 = 0, raw = 0, flow = 0;
     const std::size_t pair = t.precision == OF_PRECISION_F16 ? 4u : 8u;
     const std::size_t w0 = cfg.max_width, h0 = cfg.max_height;
-    if (!plane(d0, 4, &f32) || !plane(d0, 8, &f2) || !plane(d0, pair, &t2) ||
+    if (!plane(d0, 4, &f32) || !plane(d0, 8, &f2) || !plane(d0, 16, &f4) || !plane(d0, pair, &t2) ||
         !mul(w0 * h0, format_bytes(cfg.format), &raw) || !mul(w0 * h0, 8, &flow))
         return OF_ERR_OVERFLOW;
     std::size_t scratch = 0;
@@ -156,8 +156,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->raw[0] = c.take(raw);
     l->raw[1] = c.take(raw);
     l->scratch = c.take(scratch);
-    l->i1x = c.take(f32);
-    l->i1y = c.take(f32);
+    l->i1g = c.take(f4);
     l->u[0] = c.take(f2);
     l->u[1] = c.take(f2);
     l->px[0] = c.take(t2);

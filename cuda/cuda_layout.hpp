@@ -75,8 +75,9 @@ struct DevLayout {
     std::size_t pyr[2];              // F32 pyramids of both frames
     std::size_t raw[2];              // uploaded host frames (packed rows of width*bpp)
     std::size_t raw_bytes;
-    std::size_t scratch;             // 2 F32 planes: blur temp + blurred level
-    std::size_t i1x, i1y;            // F32 gradient of frame 1 at the current level
+    std::size_t scratch;             // 2 F32 planes: converted frames (before the presmooth),
+                                     // then the blurred level before resampling
+    std::size_t i1g;                 // float4 (I1, I1x, I1y, 0) of frame 1 at the current level
     std::size_t u[2];                // float2 (u1, u2), ping-pong
     std::size_t px[2], py[2];        // T2 (p11, p21) and (p12, p22); [1] = [0] for GLOBAL
     std::size_t g;                   // T2 (I1wx, I1wy)

@@ -2,8 +2,10 @@
 // separable Gaussian, bilinear resampling, central gradient, bilinear flow upsampling and the
 // planar flow output. Each kernel is the reference kernel of core/ref/ (pyramid_ref.cpp,
 // warp_ref.cpp's gradient_ref, convert_ref.cpp) with the same operations in the same order and
-// the same clamped borders; one thread per output pixel, 32x8 blocks.
+// the same clamped borders; one thread per output pixel, 32x8 blocks (the fused blur: a 32x8
+// block per 32-column tile of 32 rows, fewer for large radii).
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_layout.hpp"
 
 namespace oflow {
 namespace cuda {
@@ -76,6 +78,56 @@ __global__ void __launch_bounds__(256) k_blur_v(DPlane<const float> src, DPlane<
     dst.row(y)[x] = d;
 }
 
+// Both Gaussian passes in one kernel (blur_h_ref then blur_v_ref). A 32x8 block owns an output
+// tile of 32 columns x `rows` rows. Shared memory (dynamic, blur_shared_bytes):
+//   src: (rows + 2r) x (32 + 2r) source values, row and column indices clamped to the plane
+//        (so every tap below reads what the reference's clamped index reads);
+//   hor: (rows + 2r) x 32 horizontal results of those (clamped) rows.
+// The horizontal value of a row is blur_h_ref's (k0 s[x], then += k_i (s[x-i] + s[x+i]) for
+// i = 1..r; its interior and border branches compute the same sums), kept in a float as the
+// two-pass version stores it; the vertical pass is blur_v_ref's over those values, so the
+// result equals the two passes bit for bit (no contraction in this file).
+__global__ void __launch_bounds__(256) k_blur(DPlane<const float> src, DPlane<float> dst, Gaussian1D g,
+                                              int rows) {
+    extern __shared__ float sm[];
+    const int r = g.radius, w = src.w, h = src.h;
+    const int sw = 32 + 2 * r, th = rows + 2 * r;
+    float* sh_src = sm;
+    float* sh_hor = sm + th * sw;
+    const int x0 = static_cast<int>(blockIdx.x) * 32, y0 = static_cast<int>(blockIdx.y) * rows;
+    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+    const int tid = ty * 32 + tx;
+    for (int i = tid; i < th * sw; i += 256) {
+        const int j = i / sw, c = i - j * sw;
+        sh_src[i] = src.row(clampi(y0 - r + j, 0, h - 1))[clampi(x0 - r + c, 0, w - 1)];
+    }
+    __syncthreads();
+    for (int j = ty; j < th; j += 8) {
+        const float* s = sh_src + j * sw + r + tx;
+        float acc = g.k[0] * s[0];
+        for (int i = 1; i <= r; ++i) acc += g.k[i] * (s[-i] + s[i]);
+        sh_hor[j * 32 + tx] = acc;
+    }
+    __syncthreads();
+    const int x = x0 + tx;
+    if (x >= w) return;
+    for (int j = ty; j < rows; j += 8) {
+        const int y = y0 + j;
+        if (y >= h) break;
+        const float* c = sh_hor + (j + r) * 32 + tx;
+        float d = g.k[0] * c[0];
+        for (int i = 1; i <= r; ++i) d += g.k[i] * (c[-i * 32] + c[i * 32]);
+        dst.row(y)[x] = d;
+    }
+}
+
+// Rows per fused-blur tile: 32 while the shared memory fits every board's limit, else fewer.
+int blur_rows(int r) {
+    int rows = 32;
+    while (rows > 8 && blur_shared_bytes(r, rows) > kMaxDynamicShared) rows /= 2;
+    return rows;
+}
+
 // Bilinear sample at (x, y), coordinates clamped to the plane (pyramid_ref.cpp: bilinear), for
 // one float or both components of a float2 with the same weights.
 struct Taps {
@@ -130,14 +182,16 @@ __global__ void __launch_bounds__(256) k_upsample_flow(DPlane<const float2> src,
     dst.row(y)[x] = make_float2(mx * lerp2(a0.x, a1.x, b0.x, b1.x, t), my * lerp2(a0.y, a1.y, b0.y, b1.y, t));
 }
 
-__global__ void __launch_bounds__(256) k_gradient(DPlane<const float> src, DPlane<float> gx,
-                                                  DPlane<float> gy) {
+// Gradient of I1 interleaved with I1 itself, (I1, I1x, I1y, 0) per pixel: the warp reads one
+// 16-byte element per bicubic tap.
+__global__ void __launch_bounds__(256) k_gradient(DPlane<const float> src, DPlane<float4> dst) {
     int x, y;
     if (!pixel(src.w, src.h, &x, &y)) return;
     const int w = src.w, h = src.h;
     const float* c = src.row(y);
-    gx.row(y)[x] = 0.5f * (c[clampi(x + 1, 0, w - 1)] - c[clampi(x - 1, 0, w - 1)]);
-    gy.row(y)[x] = 0.5f * (src.row(clampi(y + 1, 0, h - 1))[x] - src.row(clampi(y - 1, 0, h - 1))[x]);
+    const float gx = 0.5f * (c[clampi(x + 1, 0, w - 1)] - c[clampi(x - 1, 0, w - 1)]);
+    const float gy = 0.5f * (src.row(clampi(y + 1, 0, h - 1))[x] - src.row(clampi(y - 1, 0, h - 1))[x]);
+    dst.row(y)[x] = make_float4(c[x], gx, gy, 0.0f);
 }
 
 __global__ void __launch_bounds__(256) k_write_planar(DPlane<const float2> src, float* u, float* v,
@@ -182,13 +236,25 @@ cudaError_t launch_blur_v(DPlane<const float> src, DPlane<float> dst, const Gaus
     return cudaGetLastError();
 }
 
+std::size_t blur_shared_bytes(int radius, int rows) {
+    const std::size_t th = static_cast<std::size_t>(rows + 2 * radius);
+    return th * static_cast<std::size_t>(32 + 2 * radius + 32) * sizeof(float);
+}
+
+cudaError_t launch_blur(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s) {
+    const int rows = blur_rows(g.radius);
+    const dim3 grid(static_cast<unsigned>((dst.w + 31) / 32), static_cast<unsigned>((dst.h + rows - 1) / rows));
+    k_blur<<<grid, dim3(32, 8), blur_shared_bytes(g.radius, rows), s>>>(src, dst, g, rows);
+    return cudaGetLastError();
+}
+
 cudaError_t launch_resample(DPlane<const float> src, DPlane<float> dst, cudaStream_t s) {
     k_resample<<<grid_for(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst);
     return cudaGetLastError();
 }
 
-cudaError_t launch_gradient(DPlane<const float> src, DPlane<float> gx, DPlane<float> gy, cudaStream_t s) {
-    k_gradient<<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, gx, gy);
+cudaError_t launch_gradient(DPlane<const float> src, DPlane<float4> dst, cudaStream_t s) {
+    k_gradient<<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, dst);
     return cudaGetLastError();
 }
 
@@ -211,6 +277,7 @@ void list_pyramid_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_nonfinite), "nonfinite");
     l->add(reinterpret_cast<const void*>(&k_blur_h), "blur_h");
     l->add(reinterpret_cast<const void*>(&k_blur_v), "blur_v");
+    l->add(reinterpret_cast<const void*>(&k_blur), "blur");
     l->add(reinterpret_cast<const void*>(&k_resample), "resample");
     l->add(reinterpret_cast<const void*>(&k_upsample_flow), "upsample_flow");
     l->add(reinterpret_cast<const void*>(&k_gradient), "gradient");

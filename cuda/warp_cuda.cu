@@ -1,5 +1,5 @@
 // TV-L1 warp stage on the device (tvl1_warp_ref): bicubic (Keys, a = -0.5) samples of I1, I1x,
-// I1y at x + u with clamped taps, then the constants of the inner iterations: g = (I1wx, I1wy)
+// I1y at x + u with clamped taps (one float4 (I1, I1x, I1y, 0) load per tap, k_gradient's plane), then the constants of the inner iterations: g = (I1wx, I1wy)
 // in the storage type, |g|^2 (F32 storage only) and rho_c = I1w - I1wx u1 - I1wy u2 - I0.
 // Where x + u leaves the image ([0, w-1] x [0, h-1]) there is no data term: g = 0, rho_c = 0.
 // With F16 storage rho_c is formed from the stored (rounded) g, so that rho(u0) = I1w - I0
@@ -23,7 +23,7 @@ template <class T2>
 __global__ void __launch_bounds__(256) k_warp(WarpArgs<T2> a) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    const int w = a.i1.w, h = a.i1.h;
+    const int w = a.i1g.w, h = a.i1g.h;
     if (x >= w || y >= h) return;
     const float lim = 1e6f;
     const float2 u = a.u.row(y)[x];
@@ -40,14 +40,13 @@ __global__ void __launch_bounds__(256) k_warp(WarpArgs<T2> a) {
     float s = 0.0f, sx = 0.0f, sy = 0.0f;
     for (int j = 0; j < 4; ++j) {
         const int ry = clampi(iy - 1 + j, 0, h - 1);
-        const float* r = a.i1.row(ry);
-        const float* rx = a.i1x.row(ry);
-        const float* rg = a.i1y.row(ry);
+        const float4* r = a.i1g.row(ry);
         float t = 0.0f, tx = 0.0f, ty = 0.0f;
         for (int i = 0; i < 4; ++i) {
-            t += wx[i] * r[cx[i]];
-            tx += wx[i] * rx[cx[i]];
-            ty += wx[i] * rg[cx[i]];
+            const float4 v = r[cx[i]];
+            t += wx[i] * v.x;
+            tx += wx[i] * v.y;
+            ty += wx[i] * v.z;
         }
         s += wy[j] * t;
         sx += wy[j] * tx;
@@ -66,7 +65,7 @@ __global__ void __launch_bounds__(256) k_warp(WarpArgs<T2> a) {
 
 template <class T2>
 cudaError_t launch_warp(const WarpArgs<T2>& a, cudaStream_t s) {
-    const dim3 g(static_cast<unsigned>((a.i1.w + kBX - 1) / kBX), static_cast<unsigned>((a.i1.h + kBY - 1) / kBY));
+    const dim3 g(static_cast<unsigned>((a.i1g.w + kBX - 1) / kBX), static_cast<unsigned>((a.i1g.h + kBY - 1) / kBY));
     k_warp<T2><<<g, dim3(kBX, kBY), 0, s>>>(a);
     return cudaGetLastError();
 }

@@ -1,6 +1,8 @@
 // gpu_stages: each stage of the CUDA path alone against its core/ref kernel, through the
 // internal hooks of cuda/cuda_bench.hpp (same inputs uploaded, output downloaded):
-//   blur_h / blur_v (sigma 0.8, 1.04, 3), resample (down by ~2 and ~5/7), gradient, flow
+//   blur_h / blur_v (sigma 0.8, 1.04, 3), the fused blur (both passes in one kernel, the frame
+//   path's) against blur_h_ref then blur_v_ref bit for bit (sigma 0.8, 1.04, 3, 11: radii 3, 4,
+//   9, 32; sizes 1x1, 2x3, 31x33, 97x61, 640x480), resample (down by ~2 and ~5/7), gradient, flow
 //   upsampling, the bicubic warp (flows inside and far outside the frame), and the inner
 //   iterations of every variant x precision (37 iterations: not a multiple of any depth),
 //   plus epsilon stopping of the iterations (stop count, and the ping-pong fixup: the flow
@@ -68,8 +70,8 @@ Vec texture(int w, int h, uint32_t seed, int which) {
 
 struct Ctx {
     of_context* ctx = nullptr;
-    explicit Ctx(of_variant v, of_precision p) {
-        of_config c = tvl1_config(kMaxW, kMaxH);
+    explicit Ctx(of_variant v, of_precision p, int max_w = kMaxW, int max_h = kMaxH) {
+        of_config c = tvl1_config(max_w, max_h);
         c.backend = OF_BACKEND_CUDA;
         c.variant = v;
         c.precision = p;
@@ -140,11 +142,19 @@ void test_pyramid_stages(const Ctx& c, const char* prec) {
             r.in[0] = in.data();
             r.out[0] = gx.data();
             r.out[1] = gy.data();
+            Vec v(n), pad(n);
+            r.out[2] = v.data();
+            r.out[3] = pad.data();
             std::snprintf(what, sizeof what, "%s gradient %dx%d", prec, s.w, s.h);
             if (run(c, r, what)) {
                 oflow::gradient_ref(plane_of(in, s.w, s.h), plane_of(ex, s.w, s.h), plane_of(ey, s.w, s.h), 0, s.h);
                 close(what, gx, ex, s.w, 1e-5, 1e-5);
                 close(what, gy, ey, s.w, 1e-5, 1e-5);
+                char sub[160];
+                std::snprintf(sub, sizeof sub, "%s I1 in the float4 plane", what);
+                close(sub, v, in, s.w, 0.0, 0.0);
+                std::snprintf(sub, sizeof sub, "%s fourth component", what);
+                close(sub, pad, Vec(n, 0.0f), s.w, 0.0, 0.0);
             }
         }
         {
@@ -169,6 +179,36 @@ void test_pyramid_stages(const Ctx& c, const char* prec) {
                 close(what, o1, e1, s.w, 1e-5, 1e-5);
                 close(what, o2, e2, s.w, 1e-5, 1e-5);
             }
+        }
+    }
+}
+
+// The fused blur against the two reference passes: bit for bit (both do the same float
+// operations in the same order without contraction; tolerance 0). Odd sizes, one tile and
+// less, tiles cut by the border, and a 640x480 frame; sigma 11 (radius 32) takes the
+// 16-row tile.
+void test_fused_blur() {
+    const Sz sizes[] = {{1, 1}, {2, 3}, {31, 33}, {97, 61}, {640, 480}};
+    const Ctx c(OF_VARIANT_AUTO, OF_PRECISION_F32, 640, 480);
+    if (!c.ctx) return;
+    for (const Sz& s : sizes) {
+        const Vec src = texture(s.w, s.h, 5, 1);
+        const size_t n = src.size();
+        const float sigmas[] = {0.8f, 1.04f, 3.0f, 11.0f};
+        for (float sg : sigmas) {
+            const oflow::Gaussian1D g = oflow::make_gaussian(sg);
+            Vec in = src, got(n), tmp(n), exp(n);
+            StageRun r = stage(Stage::Blur, s.w, s.h);
+            r.sigma = sg;
+            r.in[0] = in.data();
+            r.out[0] = got.data();
+            char what[128];
+            std::snprintf(what, sizeof what, "fused blur sigma %.2f (radius %d) %dx%d", static_cast<double>(sg), g.radius, s.w,
+                          s.h);
+            if (!run(c, r, what)) continue;
+            oflow::blur_h_ref(plane_of(in, s.w, s.h), plane_of(tmp, s.w, s.h), g, 0, s.h);
+            oflow::blur_v_ref(plane_of(tmp, s.w, s.h), plane_of(exp, s.w, s.h), g, 0, s.h);
+            close(what, got, exp, s.w, 0.0, 0.0);
         }
     }
 }
@@ -409,6 +449,7 @@ int main() {
         }
         if (f16.ctx) test_warp(f16, true, "F16");
     }
+    test_fused_blur();
     test_iterations();
     return oftest::finish("gpu_stages");
 }
