@@ -32,6 +32,7 @@ void all_kernels(KernelList* l) {
     list_global_kernels(l);
     list_fused_kernels(l);
     list_multi_kernels(l);
+    list_multi_f16x2_kernels(l);
 }
 
 // Makes st's device current for the duration of a call, and puts the caller's back.

@@ -51,7 +51,7 @@ int multi_block_height(const State& st, const LevelDims& d) {
     const Tuning& t = st.tun;
     const int rows = multi_rows(t.precision);
     const auto blocks = [&](int nw) {
-        const int tw = 32 - 2 * t.depth, th = nw * rows - 2 * t.depth;
+        const int tw = t.region_w - 2 * t.depth, th = nw * rows - 2 * t.depth;
         return static_cast<std::size_t>((d.w + tw - 1) / tw) * static_cast<std::size_t>((d.h + th - 1) / th);
     };
     int bh = t.bh;

@@ -88,7 +88,7 @@ of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) 
                             "config: MULTI_ITER block %dx%d: the width must be 32 (one lane per "
                             "column) and the height 1..%d warps",
                             t->bw, t->bh, kMultiMaxWarps);
-        t->region_w = 32;
+        t->region_w = multi_region_w(t->precision);
         t->region_h = t->bh * multi_rows(t->precision);
         if (t->region_w <= 2 * t->depth || t->region_h <= 2 * t->depth)
             return err.fail(OF_ERR_INVALID_ARGUMENT,

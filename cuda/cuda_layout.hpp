@@ -26,8 +26,10 @@ const std::size_t kMaxDynamicShared = 48 * 1024 - 1024;
 /// thread, block_height warps (at most kMultiMaxWarps). Two 256-thread blocks per SM (128
 /// registers): F16 fits without spilling; F32 spills 48 bytes at 8 rows and is still the
 /// fastest measured (H200, 2048^2: 8 rows 2.73x GLOBAL F32, 6 rows 2.48x, 4 rows 2.23x).
+/// F16x2 (two pixels per lane): 4 rows 3.73x, 5 rows 3.54x, 6 rows 3.22x (spills grow).
 const int kMultiRowsF32 = 8;
-const int kMultiRowsF16 = 8;
+const int kMultiRowsF16 = 4; // F16x2: two pixels per lane, 64-column regions
+inline int multi_region_w(of_precision p) { return p == OF_PRECISION_F16 ? 64 : 32; }
 const int kMultiMaxWarps = 8;
 inline int multi_rows(of_precision p) { return p == OF_PRECISION_F16 ? kMultiRowsF16 : kMultiRowsF32; }
 

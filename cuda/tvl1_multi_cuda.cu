@@ -1,4 +1,5 @@
-// MULTI_ITER variant: temporal blocking (the thesis's Shared_MltIteration), register-blocked.
+// MULTI_ITER variant, F32: temporal blocking (the thesis's Shared_MltIteration), register-blocked.
+// (F16x2 packs two pixels per half2 instead: tvl1_multi_f16x2_cuda.cu.)
 //
 // A block of 32 x NW threads (NW warps, block_height) owns a region of 32 columns x NW*R rows
 // (R = kMultiRowsF32 / kMultiRowsF16) whose origin is (bx*TW - P, by*TH - P), P = depth, and writes the tile
@@ -35,16 +36,10 @@ namespace {
 
 const int kMaxWarps = kMultiMaxWarps;  // block_height limit (256 threads)
 
-/// Rows per thread of each storage type (cuda_layout.hpp).
+/// Rows per thread (cuda_layout.hpp). F16x2 has its own kernel (tvl1_multi_f16x2_cuda.cu).
 template <class T2>
-struct Rows;
-template <>
-struct Rows<float2> {
+struct Rows {
     static constexpr int value = kMultiRowsF32;
-};
-template <>
-struct Rows<__half2> {
-    static constexpr int value = kMultiRowsF16;
 };
 
 __device__ __forceinline__ float2 shfl_up2(float2 v) {
@@ -53,7 +48,6 @@ __device__ __forceinline__ float2 shfl_up2(float2 v) {
 __device__ __forceinline__ float2 shfl_down2(float2 v) {
     return make_float2(__shfl_down_sync(0xffffffffu, v.x, 1), __shfl_down_sync(0xffffffffu, v.y, 1));
 }
-__device__ __forceinline__ __half2 shfl_up2(__half2 v) { return __shfl_up_sync(0xffffffffu, v, 1); }
 
 // One launch's work for a block. Interior: the whole region lies inside the image with a
 // one-pixel margin, so no border rule can apply and every pixel is in the image: the checks
@@ -179,12 +173,9 @@ cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters,
 
 template cudaError_t launch_multi_iteration<float2>(const IterArgs<float2>&, int, int, int, int, int,
                                                     std::size_t, cudaStream_t);
-template cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>&, int, int, int, int, int,
-                                                     std::size_t, cudaStream_t);
 
 void list_multi_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_multi<float2, Rows<float2>::value>), "multi_iter_f32");
-    l->add(reinterpret_cast<const void*>(&k_multi<__half2, Rows<__half2>::value>), "multi_iter_f16x2");
 }
 
 } // namespace cuda

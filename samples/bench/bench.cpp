@@ -406,7 +406,7 @@ int run(const Opts& o) {
                                     {OF_VARIANT_MULTI_ITER, 32, 4, 2},  {OF_VARIANT_MULTI_ITER, 32, 4, 3},
                                     {OF_VARIANT_MULTI_ITER, 32, 8, 2},  {OF_VARIANT_MULTI_ITER, 32, 8, 3},
                                     {OF_VARIANT_MULTI_ITER, 32, 8, 5},  {OF_VARIANT_MULTI_ITER, 32, 8, 6},
-                                    {OF_VARIANT_MULTI_ITER, 32, 2, 3},  {OF_VARIANT_MULTI_ITER, 32, 1, 2}};
+                                    {OF_VARIANT_MULTI_ITER, 32, 2, 3},  {OF_VARIANT_MULTI_ITER, 32, 2, 2}};
             for (const Shape& s : shapes)
                 for (of_precision p : precs) {
                     InnerRow r = inner_row(n, n, i0, i1, s.v, p, s.bw, s.bh, s.depth, iters, runs, copy_gbps);
