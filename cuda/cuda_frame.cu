@@ -49,7 +49,7 @@ IterArgs<T2> iter_args(const State& st, const LevelDims& d, int ucur, int pcur) 
 // blocks than the epsilon partial sums hold (the largest level at the configured shape).
 int multi_block_height(const State& st, const LevelDims& d) {
     const Tuning& t = st.tun;
-    const int rows = multi_rows(t.precision);
+    const int rows = t.rows;
     const auto blocks = [&](int nw) {
         const int tw = t.region_w - 2 * t.depth, th = nw * rows - 2 * t.depth;
         return static_cast<std::size_t>((d.w + tw - 1) / tw) * static_cast<std::size_t>((d.h + th - 1) / th);
@@ -82,6 +82,9 @@ of_status iterate(State& st, const LevelDims& d, int iterations, int slot, float
         return OF_OK;
     }
     const IterArgs<T2> start = a;
+    // MULTI_ITER: the fewest launches of at most t.depth iterations, the iterations spread evenly
+    // over them (10 at depth 7: 5 + 5, not 7 + 3), and each launch's tiles sized for its own
+    // count, so that a short launch does not pay the halo of a long one.
     const int launches = t.variant == OF_VARIANT_FUSED ? iterations : (iterations + t.depth - 1) / t.depth;
     const int bh = t.variant == OF_VARIANT_MULTI_ITER ? multi_block_height(st, d) : t.bh;
     for (int k = 0; k < launches; ++k) {
@@ -89,8 +92,8 @@ of_status iterate(State& st, const LevelDims& d, int iterations, int slot, float
             OF_CUDA_TRY(launch_fused_iteration(a, k, t.bw, t.bh, t.shared_bytes, st.stream),
                         "fused iteration launch");
         } else {
-            const int n = iterations - k * t.depth < t.depth ? iterations - k * t.depth : t.depth;
-            OF_CUDA_TRY(launch_multi_iteration(a, k, n, t.depth, t.bw, bh, t.shared_bytes, st.stream),
+            const int n = iterations / launches + (k < iterations % launches ? 1 : 0);
+            OF_CUDA_TRY(launch_multi_iteration(a, k, n, n, t.bw, bh, t.rows, t.shared_bytes, st.stream),
                         "multi-iteration launch");
         }
         IterArgs<T2> next = a;

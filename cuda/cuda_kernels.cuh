@@ -81,11 +81,11 @@ cudaError_t launch_fused_iteration(const IterArgs<T2>& a, int n, int bw, int bh,
 /// MULTI_ITER: launch `launch` runs `iters` (<= depth) iterations, reading *_in, writing *_out.
 template <class T2>
 cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters, int depth, int bw,
-                                   int bh, std::size_t shared, cudaStream_t s);
+                                   int bh, int rows, std::size_t shared, cudaStream_t s);
 /// F16: two pixels per half2 (tvl1_multi_f16x2_cuda.cu); F32: tvl1_multi_cuda.cu.
 template <>
 cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>& a, int launch, int iters, int depth, int bw,
-                                            int bh, std::size_t shared, cudaStream_t s);
+                                            int bh, int rows, std::size_t shared, cudaStream_t s);
 /// Ping-pong repair after epsilon stopped a warp early (FUSED, MULTI_ITER). The warp's
 /// launches read a.*_in first; after `launches` of them the host expects the result on the
 /// side (launches & 1) (0 = *_in, 1 = *_out). When epsilon stopped the warp after launch

@@ -1,11 +1,23 @@
 // Sizing of the CUDA path (see cuda_layout.hpp). Host code only.
 #include "cuda/cuda_layout.hpp"
 
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace oflow {
 namespace cuda {
 namespace {
+
+// Rows per thread of MULTI_ITER: F32 holds 8; F16x2 kMultiRowsF16 unless OFLOW_CUDA_F16_ROWS
+// names 4, 6 or 8 (a tuning knob for oflow-bench / oflow-tune, read at plan time; any other
+// value is ignored and the default kept).
+int multi_rows_override(of_precision p) {
+    if (p != OF_PRECISION_F16) return kMultiRowsF32;
+    const char* e = std::getenv("OFLOW_CUDA_F16_ROWS");
+    if (e && (!std::strcmp(e, "4") || !std::strcmp(e, "6") || !std::strcmp(e, "8"))) return e[0] - '0';
+    return kMultiRowsF16;
+}
 
 const std::size_t kSizeMax = std::numeric_limits<std::size_t>::max();
 
@@ -63,10 +75,12 @@ of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) 
     const int dw = 32, dh = 8;
     t->bw = cfg.block_width ? static_cast<int>(cfg.block_width) : dw;
     t->bh = cfg.block_height ? static_cast<int>(cfg.block_height) : dh;
-    t->depth = multi ? (cfg.fused_depth ? static_cast<int>(cfg.fused_depth) : 4) : 1;
+    const int multi_depth = t->precision == OF_PRECISION_F16 ? kMultiDepthF16 : kMultiDepthF32;
+    t->depth = multi ? (cfg.fused_depth ? static_cast<int>(cfg.fused_depth) : multi_depth) : 1;
     if (t->bw * t->bh > 1024)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds 1024 threads", t->bw,
                         t->bh);
+    t->rows = 1;
     t->tile_w = t->region_w = t->bw;
     t->tile_h = t->region_h = t->bh;
     const std::size_t pair = t->precision == OF_PRECISION_F16 ? 4u : 8u; // sizeof(T2)
@@ -83,13 +97,14 @@ of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) 
     default:
         // One lane per column: the block is one warp wide, block_height warps tall, and each
         // thread holds multi_rows(precision) rows.
-        if (t->bw != 32 || t->bh < 1 || t->bh > kMultiMaxWarps)
+        if (t->bw != 32 || t->bh < 1 || t->bh > multi_max_warps(t->precision))
             return err.fail(OF_ERR_INVALID_ARGUMENT,
                             "config: MULTI_ITER block %dx%d: the width must be 32 (one lane per "
                             "column) and the height 1..%d warps",
-                            t->bw, t->bh, kMultiMaxWarps);
+                            t->bw, t->bh, multi_max_warps(t->precision));
+        t->rows = multi_rows_override(t->precision);
         t->region_w = multi_region_w(t->precision);
-        t->region_h = t->bh * multi_rows(t->precision);
+        t->region_h = t->bh * t->rows;
         if (t->region_w <= 2 * t->depth || t->region_h <= 2 * t->depth)
             return err.fail(OF_ERR_INVALID_ARGUMENT,
                             "config: MULTI_ITER region %dx%d has no output pixels with fused_depth %d "

@@ -24,14 +24,21 @@ const std::size_t kMaxDynamicShared = 48 * 1024 - 1024;
 
 /// MULTI_ITER launch shape (tvl1_multi_cuda.cu): 32 lanes = 32 columns, kMultiRows* rows per
 /// thread, block_height warps (at most kMultiMaxWarps). Two 256-thread blocks per SM (128
-/// registers): F16 fits without spilling; F32 spills 48 bytes at 8 rows and is still the
-/// fastest measured (H200, 2048^2: 8 rows 2.73x GLOBAL F32, 6 rows 2.48x, 4 rows 2.23x).
-/// F16x2 (two pixels per lane): 4 rows 3.73x, 5 rows 3.54x, 6 rows 3.22x (spills grow).
+/// registers): F32 spills 48 bytes at 8 rows and is still the fastest measured (H200, 2048^2:
+/// 8 rows 2.73x GLOBAL F32, 6 rows 2.48x, 4 rows 2.23x). F16x2 (two pixels per lane, 64-column
+/// regions; H200, 4096^2, 8 warps): 6 rows depth 7 5.34x, depth 5 5.18x; 4 rows depth 4 4.76x;
+/// 8 rows depth 6 3.90x (spills); 16 warps x 4 rows depth 5 4.03x (one block per SM).
+/// Depth is the most iterations per launch: a level's iterations are spread evenly over the
+/// fewest launches (cuda_frame.cu).
 const int kMultiRowsF32 = 8;
-const int kMultiRowsF16 = 4; // F16x2: two pixels per lane, 64-column regions
+const int kMultiRowsF16 = 6;
+const int kMultiDepthF32 = 4;
+const int kMultiDepthF16 = 7;
 inline int multi_region_w(of_precision p) { return p == OF_PRECISION_F16 ? 64 : 32; }
-const int kMultiMaxWarps = 8;
+const int kMultiMaxWarps = 8;     // F32: 256 threads, two blocks per SM
+const int kMultiMaxWarpsF16 = 16; // F16x2: 512 threads (128 registers each, one block per SM)
 inline int multi_rows(of_precision p) { return p == OF_PRECISION_F16 ? kMultiRowsF16 : kMultiRowsF32; }
+inline int multi_max_warps(of_precision p) { return p == OF_PRECISION_F16 ? kMultiMaxWarpsF16 : kMultiMaxWarps; }
 
 /// Device-side control block (at DevLayout::ctrl).
 struct Ctrl {
@@ -47,6 +54,7 @@ struct Tuning {
     of_precision precision;   // F32 or F16 (never AUTO)
     int bw, bh;               // thread block of the iteration kernels
     int depth;                // iterations per launch: fused_depth for MULTI_ITER, else 1
+    int rows;                 // MULTI_ITER rows per thread (F32: 8; F16x2: 4, 6 or 8), else 1
     int tile_w, tile_h;       // output pixels per block (MULTI_ITER: 32 - 2 depth, bh*rows - 2 depth)
     int region_w, region_h;   // pixels a block computes (tile + halo), for the redundancy model
     std::size_t shared_bytes; // dynamic shared memory per block of the iteration kernel

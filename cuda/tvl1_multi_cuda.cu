@@ -162,16 +162,16 @@ __global__ void __launch_bounds__(256, 2) k_multi(IterArgs<T2> a, int launch, in
 
 template <class T2>
 cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters, int depth, int bw, int bh,
-                                   std::size_t shared, cudaStream_t s) {
+                                   int rows, std::size_t shared, cudaStream_t s) {
     (void)bw; // always 32: one lane per column
-    const int rows = Rows<T2>::value;
+    if (rows != Rows<T2>::value) return cudaErrorInvalidValue; // resolve_tuning: F32 holds 8 rows
     const int tw = 32 - 2 * depth, th = bh * rows - 2 * depth;
     const dim3 g(static_cast<unsigned>((a.w + tw - 1) / tw), static_cast<unsigned>((a.h + th - 1) / th));
     k_multi<T2, Rows<T2>::value><<<g, dim3(32u, static_cast<unsigned>(bh)), shared, s>>>(a, launch, iters, depth);
     return cudaGetLastError();
 }
 
-template cudaError_t launch_multi_iteration<float2>(const IterArgs<float2>&, int, int, int, int, int,
+template cudaError_t launch_multi_iteration<float2>(const IterArgs<float2>&, int, int, int, int, int, int,
                                                     std::size_t, cudaStream_t);
 
 void list_multi_kernels(KernelList* l) {

@@ -3,7 +3,8 @@
 # network). Run from anywhere inside the repository, with OUT naming an output directory
 # (default ./gpu-check-out):
 #   configure build/gpu (sm_90, warnings as errors) -> build -> nvidia-smi -> ctest -L gpu ->
-#   the whole ctest -> oflow-bench (all tables, --sweep, JSON) -> a summary table, printed last.
+#   the whole ctest -> oflow-bench (all tables, --sweep unless BENCH_ARGS says otherwise, JSON) ->
+#   a summary table, printed last.
 # Every step's output goes to $OUT/<step>.log (and to the terminal); the whole run is bounded to
 # about 7.5 minutes: each step gets what is left of that budget, capped per step.
 set -u -o pipefail
@@ -53,7 +54,7 @@ if [ "$built" -eq 0 ]; then
   step ctest_all 150 bash -c "cd '$B' && ctest --output-on-failure -j8 --timeout 140"
   bench="$B/samples/bench/oflow-bench"
   if [ -x "$bench" ]; then
-    step bench 200 "$bench" --sweep --json "$OUT/bench.json"
+    step bench 200 "$bench" ${BENCH_ARGS---sweep} --json "$OUT/bench.json"
   else
     summary+=("$(printf '%-14s %-8s %6s  %s' bench MISSING - "$bench not built")")
   fi

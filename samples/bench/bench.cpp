@@ -14,12 +14,14 @@
 //      and the host<->device copy time of the two frames and of the flow on their own.
 //
 // Usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
+//                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS] ...] (launch shapes at N x N only)
 #include "oflow.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -38,6 +40,8 @@ struct Opts {
     bool smoke = false; // tiny sizes: checks the tool itself, measures nothing useful
     bool sweep = false;
     const char* json = nullptr;
+    int shapes_at = 0;               // --shapes N: only the shapes below at N x N (and the baseline)
+    std::vector<std::string> shapes; // --shape VARIANT,PREC,BH,DEPTH[,F16ROWS]
 };
 
 double median(std::vector<double> v) {
@@ -349,6 +353,43 @@ CopyRow copy_times(int w, int h, int reps) {
     return r;
 }
 
+// --shapes N --shape ...: GLOBAL F32 and each named MULTI_ITER/FUSED/GLOBAL launch shape at N x N,
+// for kernel work (one run, ratios to the same baseline). F16ROWS sets OFLOW_CUDA_F16_ROWS.
+int run_shapes(const Opts& o, double copy_gbps) {
+    const int n = o.shapes_at, iters = 20, runs = 21;
+    std::vector<float> i0, i1;
+    texture(n, n, &i0, &i1);
+    print_inner_header();
+    InnerRow b = inner_row(n, n, i0, i1, OF_VARIANT_GLOBAL, OF_PRECISION_F32, 0, 0, 0, iters, runs, copy_gbps);
+    b.ratio = b.ok ? 1.0 : 0.0;
+    print_inner(b);
+    for (const std::string& sh : o.shapes) {
+        char v[16] = {0}, p[8] = {0};
+        unsigned bh = 0, depth = 0, rows = 0;
+        const int got = std::sscanf(sh.c_str(), "%15[a-z],%7[a-z0-9],%u,%u,%u", v, p, &bh, &depth, &rows);
+        if (got < 4) {
+            std::fprintf(stderr, "oflow-bench: bad --shape '%s' (VARIANT,PREC,BH,DEPTH[,F16ROWS])\n", sh.c_str());
+            return 2;
+        }
+        const of_variant var = !std::strcmp(v, "global") ? OF_VARIANT_GLOBAL
+                               : !std::strcmp(v, "fused") ? OF_VARIANT_FUSED : OF_VARIANT_MULTI_ITER;
+        const of_precision pr = !std::strcmp(p, "f16") ? OF_PRECISION_F16 : OF_PRECISION_F32;
+        if (got == 5) {
+            char r[8];
+            std::snprintf(r, sizeof r, "%u", rows);
+            setenv("OFLOW_CUDA_F16_ROWS", r, 1);
+        } else {
+            unsetenv("OFLOW_CUDA_F16_ROWS");
+        }
+        InnerRow r = inner_row(n, n, i0, i1, var, pr, var == OF_VARIANT_MULTI_ITER ? 32 : 0, bh, depth, iters, runs, copy_gbps);
+        r.ratio = r.ok && b.ok ? b.ns / r.ns : 0.0;
+        std::printf("%-12s ", sh.c_str());
+        print_inner(r);
+    }
+    unsetenv("OFLOW_CUDA_F16_ROWS");
+    return 0;
+}
+
 int run(const Opts& o) {
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -369,6 +410,7 @@ int run(const Opts& o) {
     const double copy_gbps = copy_bandwidth(copy_bytes, o.quick ? 5 : 20);
     std::printf("\n(c) device-to-device copy bandwidth: %.1f GB/s (cudaMemcpy of %zu MiB, read + write counted)\n", copy_gbps,
                 copy_bytes >> 20);
+    if (o.shapes_at > 0) return run_shapes(o, copy_gbps);
 
     // (a) inner loop
     const int iters = 20, runs = o.smoke ? 2 : (o.quick ? 5 : 21);
@@ -497,8 +539,8 @@ int run(const Opts& o) {
     std::printf("\n");
     std::printf("SUMMARY copy_bandwidth_gbps %.1f\n", copy_gbps);
     for (const InnerRow& r : inner)
-        if (r.ok && r.w == 2048 && r.ratio > 0.0)
-            std::printf("SUMMARY inner 2048^2 %-10s %-5s %dx%d P%d %.4f ns/it/px %.2fx vs global-f32 %.0f%% of copy BW\n",
+        if (r.ok && !r.sweep && (r.w == 2048 || r.w == 4096) && r.ratio > 0.0)
+            std::printf("SUMMARY inner %d^2 %-10s %-5s %dx%d P%d %.4f ns/it/px %.2fx vs global-f32 %.0f%% of copy BW\n", r.w,
                         vname(r.v), pname(r.p), r.bw, r.bh, r.depth, r.ns, r.ratio, 100.0 * r.share);
     for (const E2eRow& r : e2e)
         if (r.ok && r.w == 1920) std::printf("SUMMARY e2e 1920x1080 [%s] %-28s %.3f ms/frame\n", r.schedule, r.what.c_str(), r.ms);
@@ -553,8 +595,12 @@ int main(int argc, char** argv) {
             o.sweep = true;
         } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
             o.json = argv[++i];
+        } else if (!std::strcmp(argv[i], "--shapes") && i + 1 < argc) {
+            o.shapes_at = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
+            o.shapes.push_back(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke]\n");
+            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...]\n");
             return 2;
         }
     }
