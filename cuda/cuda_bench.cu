@@ -333,7 +333,7 @@ of_status bench_iterations(State* stp, int iterations, int runs, float* ms, cons
     return r;
 }
 
-Model model(const State* st, int w, int h) {
+Model model(const State* st, int w, int h, int iterations) {
     Model m;
     const bool half = st->tun.precision == OF_PRECISION_F16;
     const double pass = half ? 40.0 : 64.0; // one fused read+write pass of u, p, constants
@@ -350,10 +350,19 @@ Model model(const State* st, int w, int h) {
         break;
     case OF_VARIANT_MULTI_ITER:
     default: {
-        const int tw = st->tun.tile_w, th = st->tun.tile_h;
-        const double blocks = static_cast<double>((w + tw - 1) / tw) * static_cast<double>((h + th - 1) / th);
-        m.bytes = pass / st->tun.depth;
-        m.redundancy = blocks * st->tun.region_w * st->tun.region_h / (static_cast<double>(w) * static_cast<double>(h));
+        // The launches cuda_frame.cu makes: the fewest of at most depth iterations, the
+        // iterations spread evenly, each launch's tiles sized for its own count (region - 2n).
+        const int n_it = iterations > 0 ? iterations : st->tun.depth;
+        const int launches = (n_it + st->tun.depth - 1) / st->tun.depth;
+        double executed = 0.0;
+        for (int k = 0; k < launches; ++k) {
+            const int n = n_it / launches + (k < n_it % launches ? 1 : 0);
+            const int tw = st->tun.region_w - 2 * n, th = st->tun.region_h - 2 * n;
+            const double blocks = static_cast<double>((w + tw - 1) / tw) * static_cast<double>((h + th - 1) / th);
+            executed += n * blocks * st->tun.region_w * st->tun.region_h;
+        }
+        m.bytes = pass * launches / n_it;
+        m.redundancy = executed / (static_cast<double>(n_it) * static_cast<double>(w) * static_cast<double>(h));
         break;
     }
     }

@@ -48,13 +48,14 @@ of_status bench_prepare(State* st, const float* i0, const float* i1, int w, int 
 /// prepared level (u and p carry over from run to run).
 of_status bench_iterations(State* st, int iterations, int runs, float* ms, const ErrorSink& err);
 
-/// Traffic and arithmetic of one inner iteration per pixel for the context's variant.
+/// Traffic and arithmetic of one inner iteration per pixel for the context's variant, averaged
+/// over `iterations` iterations split into launches as cuda_frame.cu splits them.
 struct Model {
     double bytes;      // compulsory DRAM bytes per pixel per iteration (see cuda_bench.cu)
     double flops;      // useful floating-point operations per pixel per iteration
     double redundancy; // executed / useful pixel updates (halo recomputation), >= 1
 };
-Model model(const State* st, int w, int h);
+Model model(const State* st, int w, int h, int iterations);
 
 /// Whether the staging region could be page-locked at create (else host I/O copies are pageable).
 bool staging_pinned(const State* st);

@@ -49,85 +49,127 @@ __device__ __forceinline__ float2 shfl_down2(float2 v) {
     return make_float2(__shfl_down_sync(0xffffffffu, v.x, 1), __shfl_down_sync(0xffffffffu, v.y, 1));
 }
 
+// The rows exchanged between the warps of a block. Static: through generic pointers the
+// exchange would become generic loads (and a select of addresses a stack round trip).
+__shared__ float2 s_u_row[kMaxWarps][32];  // u of each warp's first row (calc_p of the warp above)
+__shared__ float2 s_p2_row[kMaxWarps][32]; // p2 of each warp's last row (calc_u of the warp below)
+
+// Per-thread constants of the iteration loop.
+struct Lane {
+    int lane, wid, nw, gx, gy0, w, h, depth;
+    bool col_in, col_tile;
+    float lt, theta, k;
+};
+
+// One iteration (calc_u, then calc_p) on the thread's rows. Err: accumulate |u_new - u_old|^2
+// over the tile pixels (the epsilon test, last iteration of a launch only).
+template <class T2, int R, bool Interior, bool Err>
+__device__ __forceinline__ void iteration(float2 (&u)[R], T2 (&p1)[R], T2 (&p2)[R], const Consts (&c)[R],
+                                          const Lane& l, float* err) {
+    const int lane = l.lane, wid = l.wid, nw = l.nw, gx = l.gx, gy0 = l.gy0, h = l.h;
+    // calc_u: needs p2 of the row above this strip (last row of the warp above).
+    s_p2_row[wid][lane] = p2[R - 1];
+    __syncthreads();
+    const T2 p2_above = wid > 0 ? s_p2_row[wid - 1][lane] : Pair<T2>::zero();
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int gy = gy0 + r;
+        T2 p1l = shfl_up2(p1[r]);
+        T2 p2u = r > 0 ? p2[r - 1] : p2_above;
+        if (!Interior) {
+            if (gx <= 0) p1l = Pair<T2>::zero();
+            if (gy <= 0) p2u = Pair<T2>::zero();
+        }
+        const float2 un = u_update<T2>(u[r], c[r], Pair<T2>::div(p1[r], p1l, p2[r], p2u), l.lt, l.theta);
+        if (Err && l.col_tile && l.col_in && (Interior || (gy >= 0 && gy < h)) && wid * R + r >= l.depth &&
+            wid * R + r < nw * R - l.depth)
+            *err += step_sq(u[r], un);
+        u[r] = un;
+    }
+    // calc_p: needs u of the row below this strip (first row of the warp below). Load, then
+    // select.
+    s_u_row[wid][lane] = u[0];
+    __syncthreads();
+    const float2 s_below = s_u_row[wid + 1 < nw ? wid + 1 : wid][lane];
+    const float2 u_below = wid + 1 < nw ? s_below : u[R - 1];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const float2 ur = shfl_down2(u[r]);
+        const float2 ud = r + 1 < R ? u[r + 1] : u_below;
+        float2 gxv, gyv;
+        if (Interior) {
+            gxv = make_float2(ur.x - u[r].x, ur.y - u[r].y);
+            gyv = make_float2(ud.x - u[r].x, ud.y - u[r].y);
+        } else {
+            forward_grad(u[r], ur, ud, gx, gy0 + r, l.w, h, &gxv, &gyv);
+        }
+        Pair<T2>::dual(p1[r], p2[r], gxv, gyv, l.k);
+    }
+}
+
 // One launch's work for a block. Interior: the whole region lies inside the image with a
 // one-pixel margin, so no border rule can apply and every pixel is in the image: the checks
 // compile away. Both instantiations have the same barriers; the choice is uniform per block.
 template <class T2, int R, bool Interior>
-__device__ __forceinline__ void multi_body(const IterArgs<T2>& a, int launch, int iters, int depth, int gx, int gy0,
-                                           float2 (*s_u_row)[32], T2 (*s_p2_row)[32]) {
-    const int lane = static_cast<int>(threadIdx.x), wid = static_cast<int>(threadIdx.y);
-    const int nw = static_cast<int>(blockDim.y);
-    const int w = a.w, h = a.h;
-    const bool col_in = Interior || (gx >= 0 && gx < w);
-    const bool col_tile = lane >= depth && lane < 32 - depth;
+__device__ __forceinline__ void multi_body(const IterArgs<T2>& a, int launch, int iters, int depth, int gx, int gy0) {
+    Lane l;
+    l.lane = static_cast<int>(threadIdx.x);
+    l.wid = static_cast<int>(threadIdx.y);
+    l.nw = static_cast<int>(blockDim.y);
+    l.gx = gx;
+    l.gy0 = gy0;
+    l.w = a.w;
+    l.h = a.h;
+    l.depth = depth;
+    l.col_in = Interior || (gx >= 0 && gx < a.w);
+    l.col_tile = l.lane >= depth && l.lane < 32 - depth;
+    l.lt = a.lt;
+    l.theta = a.theta;
+    l.k = a.k;
 
+    // Prologue: every row's loads issued before any use and without branches (coordinates
+    // clamped into the image, pixels outside it set to 0 afterwards), so their latencies
+    // overlap.
+    const int gxc = min(max(gx, 0), a.w - 1);
     float2 u[R];
     T2 p1[R], p2[R];
     Consts c[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const int gy = gy0 + r;
-        u[r] = make_float2(0.0f, 0.0f);
-        p1[r] = Pair<T2>::zero();
-        p2[r] = Pair<T2>::zero();
-        c[r].ix = c[r].iy = c[r].g2 = c[r].rc = 0.0f;
-        if (Interior || (col_in && gy >= 0 && gy < h)) {
-            const std::size_t gi = static_cast<std::size_t>(gy) * static_cast<std::size_t>(a.pitch) +
-                                   static_cast<std::size_t>(gx);
-            u[r] = a.u_in[gi];
-            p1[r] = a.p1_in[gi];
-            p2[r] = a.p2_in[gi];
-            c[r] = load_consts(a, gi);
-        }
+        const int gyc = min(max(gy0 + r, 0), a.h - 1);
+        const std::size_t gi = static_cast<std::size_t>(gyc) * static_cast<std::size_t>(a.pitch) +
+                               static_cast<std::size_t>(gxc);
+        u[r] = a.u_in[gi];
+        p1[r] = a.p1_in[gi];
+        p2[r] = a.p2_in[gi];
+        c[r] = load_consts(a, gi);
     }
-
-    const float lt = a.lt, theta = a.theta, k = a.k;
-    const bool want_err = a.eps.stop != nullptr;
-    float err = 0.0f;
-    for (int it = 0; it < iters; ++it) {
-        // calc_u: needs p2 of the row above this strip (last row of the warp above).
-        s_p2_row[wid][lane] = p2[R - 1];
-        __syncthreads();
-        const T2 p2_above = wid > 0 ? s_p2_row[wid - 1][lane] : Pair<T2>::zero();
-        const bool last = want_err && it == iters - 1;
+    if (!Interior) {
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int gy = gy0 + r;
-            T2 p1l = shfl_up2(p1[r]);
-            T2 p2u = r > 0 ? p2[r - 1] : p2_above;
-            if (!Interior) {
-                if (gx <= 0) p1l = Pair<T2>::zero();
-                if (gy <= 0) p2u = Pair<T2>::zero();
+            if (!(l.col_in && gy >= 0 && gy < a.h)) {
+                u[r] = make_float2(0.0f, 0.0f);
+                p1[r] = Pair<T2>::zero();
+                p2[r] = Pair<T2>::zero();
+                c[r].ix = c[r].iy = c[r].g2 = c[r].rc = 0.0f;
             }
-            const float2 un = u_update<T2>(u[r], c[r], Pair<T2>::div(p1[r], p1l, p2[r], p2u), lt, theta);
-            if (last && col_tile && col_in && (Interior || (gy >= 0 && gy < h)) && wid * R + r >= depth &&
-                wid * R + r < nw * R - depth)
-                err += step_sq(u[r], un);
-            u[r] = un;
-        }
-        // calc_p: needs u of the row below this strip (first row of the warp below).
-        s_u_row[wid][lane] = u[0];
-        __syncthreads();
-        const float2 u_below = wid + 1 < nw ? s_u_row[wid + 1][lane] : u[R - 1];
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const float2 ur = shfl_down2(u[r]);
-            const float2 ud = r + 1 < R ? u[r + 1] : u_below;
-            float2 gxv, gyv;
-            if (Interior) {
-                gxv = make_float2(ur.x - u[r].x, ur.y - u[r].y);
-                gyv = make_float2(ud.x - u[r].x, ud.y - u[r].y);
-            } else {
-                forward_grad(u[r], ur, ud, gx, gy0 + r, w, h, &gxv, &gyv);
-            }
-            Pair<T2>::dual(p1[r], p2[r], gxv, gyv, k);
         }
     }
 
+    // All iterations but the last without the epsilon sums (iters >= 1: the launcher never
+    // asks for a launch without iterations).
+    float err = 0.0f;
+    for (int it = 0; it + 1 < iters; ++it) iteration<T2, R, Interior, false>(u, p1, p2, c, l, &err);
+    if (a.eps.stop != nullptr)
+        iteration<T2, R, Interior, true>(u, p1, p2, c, l, &err);
+    else
+        iteration<T2, R, Interior, false>(u, p1, p2, c, l, &err);
+
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const int gy = gy0 + r, ry = wid * R + r;
-        if (col_in && col_tile && (Interior || (gy >= 0 && gy < h)) && ry >= depth && ry < nw * R - depth) {
+        const int gy = gy0 + r, ry = l.wid * R + r;
+        if (l.col_in && l.col_tile && (Interior || (gy >= 0 && gy < a.h)) && ry >= depth && ry < l.nw * R - depth) {
             const std::size_t gi = static_cast<std::size_t>(gy) * static_cast<std::size_t>(a.pitch) +
                                    static_cast<std::size_t>(gx);
             a.u_out[gi] = u[r];
@@ -135,7 +177,7 @@ __device__ __forceinline__ void multi_body(const IterArgs<T2>& a, int launch, in
             a.p2_out[gi] = p2[r];
         }
     }
-    if (want_err) epsilon_step(err, a.eps, launch);
+    if (a.eps.stop != nullptr) epsilon_step(err, a.eps, launch);
 }
 
 // Two 256-thread blocks per SM (<= 128 registers): the row counts of cuda_layout.hpp are
@@ -143,8 +185,6 @@ __device__ __forceinline__ void multi_body(const IterArgs<T2>& a, int launch, in
 template <class T2, int R>
 __global__ void __launch_bounds__(256, 2) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
     if (stopped_before(a.eps, launch)) return;
-    __shared__ float2 s_u_row[kMaxWarps][32];
-    __shared__ T2 s_p2_row[kMaxWarps][32];
     const int nw = static_cast<int>(blockDim.y);
     const int tw = 32 - 2 * depth, th = nw * R - 2 * depth;
     const int x0 = static_cast<int>(blockIdx.x) * tw - depth;
@@ -153,9 +193,9 @@ __global__ void __launch_bounds__(256, 2) k_multi(IterArgs<T2> a, int launch, in
     const int gy0 = y0 + static_cast<int>(threadIdx.y) * R;
     const bool interior = x0 >= 1 && x0 + 32 <= a.w - 1 && y0 >= 1 && y0 + nw * R <= a.h - 1;
     if (interior)
-        multi_body<T2, R, true>(a, launch, iters, depth, gx, gy0, s_u_row, s_p2_row);
+        multi_body<T2, R, true>(a, launch, iters, depth, gx, gy0);
     else
-        multi_body<T2, R, false>(a, launch, iters, depth, gx, gy0, s_u_row, s_p2_row);
+        multi_body<T2, R, false>(a, launch, iters, depth, gx, gy0);
 }
 
 } // namespace

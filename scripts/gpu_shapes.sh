@@ -21,7 +21,8 @@ echo "build $(($(date +%s) - t0)) s"
 grep -B1 -E "spill stores" "$OUT/build.log" | grep -A1 multi_f16 | grep -E "spill" | head -6
 (cd "$B" && timeout 200 ctest -L gpu --output-on-failure --timeout 190) >"$OUT/ctest_gpu.log" 2>&1
 echo "ctest -L gpu: $(grep -E 'tests passed|tests failed' "$OUT/ctest_gpu.log")"
-grep -E "max \|d|EPE|FAIL|fail" "$OUT/ctest_gpu.log" | head -40
+grep -E "FAIL|fail" "$OUT/ctest_gpu.log" | head -20
+"$B/tests/gpu/gpu_parity" >"$OUT/gpu_parity.txt" 2>&1 || echo "gpu_parity exit $?"
 args=()
 for s in "$@"; do args+=(--shape "$s"); done
 timeout 240 "$B/samples/bench/oflow-bench" --shapes "$SIZE" "${args[@]}" 2>&1 | tee "$OUT/shapes.log"

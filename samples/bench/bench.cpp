@@ -167,7 +167,7 @@ InnerRow inner_row(int w, int h, const std::vector<float>& i0, const std::vector
     }
     size_t shared = 0;
     oflow::cuda::hooks::launch_shape(ctx->cuda, &r.bw, &r.bh, &r.depth, &shared);
-    const oflow::cuda::hooks::Model m = oflow::cuda::hooks::model(ctx->cuda, w, h);
+    const oflow::cuda::hooks::Model m = oflow::cuda::hooks::model(ctx->cuda, w, h, iters);
     of_destroy(ctx);
     std::vector<double> d(ms.begin(), ms.end());
     const double med_ms = median(d);
