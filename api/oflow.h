@@ -74,11 +74,12 @@ typedef enum of_algorithm {
     OF_ALGO_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_algorithm;
 
-/** Where the work runs. */
+/** Where the work runs. The environment variable OFLOW_FORCE_BACKEND overrides the config's
+ *  choice: see of_config.backend. */
 typedef enum of_backend {
-    OF_BACKEND_AUTO = 0,      /**< choose per frame size from the board's tuning row */
+    OF_BACKEND_AUTO = 0,      /**< CUDA when built and a device is present, else NEON when built (aarch64), else reference; per frame size from the board's tuning row once the tables exist */
     OF_BACKEND_REFERENCE = 1, /**< portable C++ reference path; always available */
-    OF_BACKEND_NEON = 2,      /**< aarch64 NEON path */
+    OF_BACKEND_NEON = 2,      /**< aarch64 NEON path (aarch64 builds); F16 only with FP16 vector arithmetic (Xavier, Orin) */
     OF_BACKEND_CUDA = 3,      /**< CUDA path */
     OF_BACKEND_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_backend;
@@ -165,7 +166,12 @@ typedef struct of_config {
     uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 */
     float epsilon;              /**< stop a warp when mean |du|^2 <= epsilon^2; default 0.01; 0 = never */
     float presmooth_sigma;      /**< Gaussian on both frames before the pyramid; default 0.8; 0 = off; <= 8 */
-    of_backend backend;         /**< default OF_BACKEND_AUTO */
+    of_backend backend;         /**< default OF_BACKEND_AUTO. Overridden by the environment variable
+                                     OFLOW_FORCE_BACKEND=reference|neon|cuda|auto (unset or empty: no
+                                     override), read by of_create and of_query_memory (which agree),
+                                     not per frame. An unknown value is OF_ERR_INVALID_ARGUMENT, a forced
+                                     backend this build or machine lacks OF_ERR_BACKEND_UNAVAILABLE; both
+                                     name the variable in of_last_error(NULL); never a silent fallback. */
     of_precision precision;     /**< default OF_PRECISION_AUTO */
     uint32_t threads;           /**< CPU worker threads, created at of_create; default 1; 1..64 */
     float time_budget_ms;       /**< per-frame budget; default 0 = none (nonzero: OF_ERR_UNSUPPORTED for now) */
@@ -230,8 +236,8 @@ typedef struct of_info {
     uint32_t last_height;
     uint32_t last_levels;    /**< levels used for the last frame */
     uint64_t last_iterations;/**< inner iterations run for the last frame, all levels and warps */
-    char variant[32];        /**< kernel variant, e.g. "ref" */
-    char reason[160];        /**< why this backend/precision was chosen */
+    char variant[32];        /**< kernel variant: "ref", "neon", "neon_f16", or the CUDA variant */
+    char reason[160];        /**< why this backend/precision was chosen (e.g. OFLOW_FORCE_BACKEND, or F16 requested but run as F32) */
 } of_info;
 
 /** Opaque context: one per camera stream. */

@@ -7,6 +7,9 @@
 #if OF_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
 #endif
+#if OF_HAVE_NEON
+#include "neon/kernels_neon.hpp"
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -60,6 +63,15 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         }
     }
     kernel_table_init_ref(&c->kt);
+    // NEON overrides the entries it vectorises; F16 arithmetic only where the CPU has it.
+    const bool f16_wanted = cfg->precision == OF_PRECISION_F16;
+    bool neon_f16 = false;
+#if OF_HAVE_NEON
+    if (plan.backend == OF_BACKEND_NEON) {
+        neon_f16 = f16_wanted && neon_has_f16_arith();
+        kernel_table_init_neon(&c->kt, neon_f16);
+    }
+#endif
     c->presmooth = make_gaussian(cfg->presmooth_sigma);
     // Anti-aliasing before downscaling by `factor` (IPOL: sigma = 0.6 sqrt(1/f^2 - 1)).
     const float f = cfg->scale_factor;
@@ -76,8 +88,11 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     in.struct_size = sizeof(of_info);
     in.algorithm = cfg->algorithm;
     in.backend = plan.backend;
-    in.precision = OF_PRECISION_F32;
-    std::snprintf(in.variant, sizeof(in.variant), "ref");
+    in.precision = neon_f16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    if (plan.backend == OF_BACKEND_NEON)
+        std::snprintf(in.variant, sizeof(in.variant), "%s", neon_f16 ? "neon_f16" : "neon");
+    else
+        std::snprintf(in.variant, sizeof(in.variant), "ref");
 #if OF_HAVE_CUDA
     if (plan.backend == OF_BACKEND_CUDA) {
         s = cuda::create(c->buf[kBufCudaState], c->buf[kBufStaging], *cfg, err, &c->cuda);
@@ -93,7 +108,11 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     in.threads = cfg->threads;
     in.host_bytes = plan.host_bytes;
     in.device_bytes = plan.device_bytes;
-    if (cfg->precision == OF_PRECISION_F16 && in.precision != OF_PRECISION_F16)
+    // The note fits after at most 90 characters of the selection reason (of_info.reason: 160).
+    if (f16_wanted && in.precision != OF_PRECISION_F16 && plan.backend == OF_BACKEND_NEON)
+        std::snprintf(in.reason, sizeof(in.reason),
+                      "%.90s; F16 requested, this CPU has no FP16 vector arithmetic; runs F32", reason);
+    else if (f16_wanted && in.precision != OF_PRECISION_F16)
         std::snprintf(in.reason, sizeof(in.reason), "%.100s; F16 requested, this path computes in F32",
                       reason);
     else

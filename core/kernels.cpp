@@ -36,6 +36,8 @@ void kernel_table_init_ref(KernelTable* t) {
     t->tvl1_calc_u = tvl1_calc_u_ref;
     t->tvl1_calc_p = tvl1_calc_p_ref;
     t->upsample_flow = upsample_flow_ref;
+    t->tvl1_iter_rows = nullptr; // the reference runs the two half-stencils as two passes
+    t->dual_bytes = sizeof(float);
 }
 
 } // namespace oflow

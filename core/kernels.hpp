@@ -31,6 +31,9 @@ struct Tvl1WarpArgs {
 };
 
 /// Inputs and outputs of the two inner-iteration half-stencils (ALGORITHMS.md section 1).
+/// The duals are touched only by tvl1_calc_u, tvl1_calc_p and tvl1_iter_rows of one table and
+/// zero-filled by the driver at each level, so a path may store them in its own format inside
+/// the planes provided all-zero bytes mean p = 0: KernelTable::dual_bytes says which.
 struct Tvl1IterArgs {
     Plane u1, u2;               // in/out
     Plane p11, p12, p21, p22;   // in/out duals
@@ -57,6 +60,17 @@ struct KernelTable {
     void (*tvl1_calc_p)(const Tvl1IterArgs& a, int y0, int y1);
     /// Bilinear upsampling of a flow component to dst's size, multiplied by `mult`.
     void (*upsample_flow)(Plane src, Plane dst, float mult, int y0, int y1);
+    /// Optional (nullptr: the driver runs tvl1_calc_u, then tvl1_calc_p, over all rows): both
+    /// half-stencils in one pass down rows [y0, y1) (row pipeline). Updates u of rows [y0, y1)
+    /// as tvl1_calc_u and p of rows [y0, y1 - 1), plus row y1 - 1 when y1 == h, as
+    /// tvl1_calc_p, each p row once the u row below it is new. Reads p of row y0 - 1 (not
+    /// updated here) and writes no row outside [y0, y1); the caller updates p of row y1 - 1
+    /// with tvl1_calc_p once u of row y1 is new. Returns the tvl1_calc_u sum of the rows.
+    double (*tvl1_iter_rows)(const Tvl1IterArgs& a, int y0, int y1);
+    /// Bytes per stored dual value in the p planes of the three entries above: 4 (float, the
+    /// reference's) or 2 (IEEE half in the first w halves of each row: the NEON F16 path).
+    /// Anything that fills or reads the duals itself (tests, the self-test) must honour it.
+    std::size_t dual_bytes;
 };
 
 /// Fills t with the reference kernels.

@@ -8,8 +8,13 @@
 
 namespace oflow {
 
-/// Resolves cfg.backend (AUTO: CUDA when this build has it and a device is present, else the
-/// CPU path of this machine) and plans its memory. reason (reason_len bytes) says why.
+/// Resolves the backend and plans its memory; reason (reason_len bytes) says why.
+/// The backend is cfg.backend, or the environment variable OFLOW_FORCE_BACKEND
+/// (reference|neon|cuda|auto) when it is set and not empty: both of_query_memory and of_create
+/// come here, so they agree. An unknown value is OF_ERR_INVALID_ARGUMENT; a backend this build
+/// or machine lacks is OF_ERR_BACKEND_UNAVAILABLE (config or variable named in the message);
+/// neither ever falls back. AUTO: CUDA when built and a device is present, else NEON when
+/// built (aarch64) and usable, else the reference path.
 /// cfg must have passed check_config.
 of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const ErrorSink& err,
                           Plan* plan, char* reason, std::size_t reason_len);

@@ -62,6 +62,26 @@ void build_pyramid(const Frame& f, const of_image& img, HostBuf pyr) {
     }
 }
 
+// One inner iteration through the row-pipelined entry (KernelTable::tvl1_iter_rows): each
+// band chains calc_u and calc_p down its rows in one pass; the last p row of every band but
+// the lowest needs u of the next band's first row, so those seam rows follow in a short
+// second pass. Each value is computed by the same row code whatever the banding, so the
+// result does not depend on the thread count. Band sums land in band_sums[band * stride].
+void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h, double* band_sums,
+                       int sum_stride) {
+    const KernelTable& k = c->kt;
+    int band_end[kMaxThreads];
+    rows(c, h, [&](int y0, int y1, int band) {
+        band_sums[band * sum_stride] = k.tvl1_iter_rows(it, y0, y1);
+        band_end[band] = y1;
+    });
+    const int seams = c->pool.bands(h) - 1;
+    if (seams > 0)
+        rows(c, seams, [&](int b0, int b1, int) {
+            for (int b = b0; b < b1; ++b) k.tvl1_calc_p(it, band_end[b] - 1, band_end[b]);
+        });
+}
+
 void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
     unsigned char* base_u = reinterpret_cast<unsigned char*>(out.u);
     unsigned char* base_v = reinterpret_cast<unsigned char*>(out.v);
@@ -159,10 +179,14 @@ of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& 
         for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
             rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
             for (uint32_t n = 0; n < cfg.iterations; ++n) {
-                rows(c, d.h, [&](int y0, int y1, int band) {
-                    band_sums[band * sum_stride] = k.tvl1_calc_u(it, y0, y1);
-                });
-                rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_calc_p(it, y0, y1); });
+                if (k.tvl1_iter_rows) {
+                    iterate_pipelined(c, it, d.h, band_sums, sum_stride);
+                } else {
+                    rows(c, d.h, [&](int y0, int y1, int band) {
+                        band_sums[band * sum_stride] = k.tvl1_calc_u(it, y0, y1);
+                    });
+                    rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_calc_p(it, y0, y1); });
+                }
                 ++total_iterations;
                 if (eps2 > 0.0) {
                     double err = 0.0;

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: host build (warnings are errors) + CTest, then the same suite built
-# with AddressSanitizer + UndefinedBehaviorSanitizer. Installs missing packages first.
+# with AddressSanitizer + UndefinedBehaviorSanitizer, then an aarch64 cross build whose suite
+# runs under qemu-aarch64 twice: with OFLOW_FORCE_BACKEND=reference and =neon, so both CPU
+# paths pass every test; last, the NEON kernel checks of a build with FP16 vector arithmetic
+# (Xavier/Orin flags; qemu's CPU has it), where the F16 kernels exist. Installs missing
+# packages first (the aarch64 libpng comes from Debian multiarch: scripts/deps.sh adds the
+# arm64 architecture to dpkg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh build-essential cmake pkg-config libpng-dev libtinyxml2-dev
+bash scripts/deps.sh build-essential cmake pkg-config libpng-dev libtinyxml2-dev \
+  g++-aarch64-linux-gnu qemu-user libpng-dev:arm64
 jobs=$(nproc)
 
 echo "== host build and tests"
@@ -15,3 +21,16 @@ echo "== ASan + UBSan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j"$jobs"
 ctest --preset asan -j"$jobs"
+
+echo "== aarch64 cross build (toolchains/aarch64-linux-gnu.cmake), tests under qemu-aarch64"
+cmake --preset aarch64 >/dev/null
+cmake --build --preset aarch64 -j"$jobs"
+for path in reference neon; do
+  echo "== aarch64 tests, OFLOW_FORCE_BACKEND=$path"
+  ctest --preset "aarch64-$path" -j"$jobs"
+done
+
+echo "== aarch64 + FP16 (OF_BOARD=xavier flags): NEON F16 kernels and selection, under qemu"
+cmake --preset aarch64-fp16 >/dev/null
+cmake --build --preset aarch64-fp16 -j"$jobs"
+ctest --preset aarch64-fp16 -j"$jobs"

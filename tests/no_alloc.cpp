@@ -51,8 +51,8 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend) {
     std::memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     of_get_info(ctx, &info);
-    if (backend == OF_BACKEND_AUTO && info.backend == OF_BACKEND_REFERENCE) {
-        of_destroy(ctx); // same as the REFERENCE run
+    if (backend == OF_BACKEND_AUTO && (info.backend == OF_BACKEND_REFERENCE || backend_forced())) {
+        of_destroy(ctx); // same as the REFERENCE run (OFLOW_FORCE_BACKEND: the same backend)
         return;
     }
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -259,6 +260,24 @@ inline FramePair frames_of(const Pair& p, of_pixel_format fmt, size_t stride = 0
     fp.prev = make_frame(fmt, p.w, p.h, p.i0.data(), p.w, stride);
     fp.next = make_frame(fmt, p.w, p.h, p.i1.data(), p.w, stride);
     return fp;
+}
+
+/// The backend OFLOW_FORCE_BACKEND imposes on every context, so that ctest runs the whole
+/// suite once per path: `asked` (the config's backend) when the variable is unset or empty,
+/// OF_BACKEND_AUTO for "auto" or a value the library refuses (then any backend may result).
+inline of_backend expected_backend(of_backend asked) {
+    const char* v = std::getenv("OFLOW_FORCE_BACKEND");
+    if (!v || !v[0]) return asked;
+    if (std::strcmp(v, "reference") == 0) return OF_BACKEND_REFERENCE;
+    if (std::strcmp(v, "neon") == 0) return OF_BACKEND_NEON;
+    if (std::strcmp(v, "cuda") == 0) return OF_BACKEND_CUDA;
+    return OF_BACKEND_AUTO;
+}
+
+/// Whether OFLOW_FORCE_BACKEND is set (not empty): the config's backend is then not the one used.
+inline bool backend_forced() {
+    const char* v = std::getenv("OFLOW_FORCE_BACKEND");
+    return v && v[0];
 }
 
 /// Create a context or report why not (returns nullptr on failure).

@@ -1,11 +1,13 @@
 # Runs one command and checks what it did. Usage (the -D options come before -P):
 #   cmake [-DEXPECT_RC=N] [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re] [-DEPE_MAX=x]
-#         [-DFILES=a|b] [-DJSON_KEYS=k1|k2] -P run_cli.cmake -- PROGRAM ARGS...
+#         [-DFILES=a|b] [-DJSON_KEYS=k1|k2] [-DEMULATOR=p|a] -P run_cli.cmake -- PROGRAM ARGS...
 # EXPECT_RC: expected exit code (default 0). A non-zero code also requires stderr to be
 #   exactly one line "oflow-cli: error: ..." and stdout to be empty.
 # FILES: files the command must create (deleted first, so stale ones do not count).
 # EPE_MAX: stdout must contain "EPE <number>" with the number <= EPE_MAX.
 # JSON_KEYS: stdout must parse as a JSON object holding these keys.
+# EMULATOR: program|arg|... that runs PROGRAM (cross builds: qemu-aarch64|-L|<root>); passed
+#   as a -D value because cmake itself would take options such as -L given after --.
 # Arguments may not contain ";" (CMake would split them).
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 
@@ -25,6 +27,8 @@ endif()
 if(NOT DEFINED EXPECT_RC)
   set(EXPECT_RC 0)
 endif()
+string(REPLACE "|" ";" EMULATOR "${EMULATOR}")
+list(PREPEND cmd ${EMULATOR})
 string(REPLACE "|" ";" FILES "${FILES}")
 string(REPLACE "|" ";" JSON_KEYS "${JSON_KEYS}")
 

@@ -1,0 +1,57 @@
+// The NEON backend's table init and CPU feature queries (neon/kernels_neon.hpp).
+#include "neon/kernels_neon.hpp"
+
+#include "neon/neon_kernels.hpp"
+
+#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#include <arm_neon.h> // float16_t
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMDHP
+#define HWCAP_ASIMDHP (1UL << 10) // Linux arm64 uapi asm/hwcap.h
+#endif
+#endif
+
+namespace oflow {
+
+bool neon_available() {
+#if defined(__aarch64__)
+    return true; // Advanced SIMD is part of every ARMv8-A AArch64 implementation
+#else
+    return false;
+#endif
+}
+
+bool neon_has_f16_arith() {
+#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
+#else
+    return false; // built without FP16 vector arithmetic (-march below armv8.2-a+fp16)
+#endif
+}
+
+void kernel_table_init_neon(KernelTable* t, bool f16) {
+    // convert stays the reference's: once per frame, format- and stride-bound.
+    t->blur_h = blur_h_neon;
+    t->blur_v = blur_v_neon;
+    t->resample = resample_neon;
+    t->gradient = gradient_neon;
+    t->tvl1_warp = tvl1_warp_neon;
+    t->upsample_flow = upsample_flow_neon;
+    t->tvl1_calc_u = tvl1_calc_u_neon;
+    t->tvl1_calc_p = tvl1_calc_p_neon;
+    t->tvl1_iter_rows = tvl1_iter_rows_neon;
+    t->dual_bytes = sizeof(float);
+#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+    // The three F16 entries share the half layout of the duals: installed together or not at all.
+    if (f16 && neon_has_f16_arith()) {
+        t->tvl1_calc_u = tvl1_calc_u_f16_neon;
+        t->tvl1_calc_p = tvl1_calc_p_f16_neon;
+        t->tvl1_iter_rows = tvl1_iter_rows_f16_neon;
+        t->dual_bytes = sizeof(float16_t);
+    }
+#else
+    (void)f16;
+#endif
+}
+
+} // namespace oflow

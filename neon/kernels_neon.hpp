@@ -1,0 +1,23 @@
+// NEON backend entry points (aarch64 only; this header compiles anywhere, the .cpp files only
+// under OF_HAVE_NEON). kernel_table_init_neon overrides the reference entries it vectorises and
+// leaves the others (convert) as they are, so it must be called on a table that
+// kernel_table_init_ref has already filled.
+#ifndef OFLOW_NEON_KERNELS_NEON_HPP
+#define OFLOW_NEON_KERNELS_NEON_HPP
+
+namespace oflow {
+
+struct KernelTable;
+
+/// True on aarch64 builds (Advanced SIMD is mandatory there).
+bool neon_available();
+/// True when compiled with __ARM_FEATURE_FP16_VECTOR_ARITHMETIC and the CPU reports
+/// HWCAP_ASIMDHP at run time (Xavier, Orin).
+bool neon_has_f16_arith();
+/// Overrides the vectorised entries of t; f16 is honoured only when neon_has_f16_arith(),
+/// otherwise an F16 request fills the F32 kernels.
+void kernel_table_init_neon(KernelTable* t, bool f16);
+
+} // namespace oflow
+
+#endif
