@@ -277,6 +277,65 @@ OF_API const char* of_last_error(const of_context* ctx);
 /** OF_VERSION of the library that was linked. */
 OF_API uint32_t of_version(void);
 
+/* ---- on-device self-test ---------------------------------------------------------------- */
+
+/** Outcome of one self-test case. */
+typedef enum of_check_result {
+    OF_CHECK_PASS = 0,
+    OF_CHECK_WARN = 1, /**< passed, but slower than the board table's warn factor */
+    OF_CHECK_FAIL = 2,
+    OF_CHECK_SKIP = 3, /**< could not apply here (no CUDA device, no table figure, ...) */
+    OF_CHECK_RESULT_MAX_ENUM = 0x7fffffff
+} of_check_result;
+
+/** What of_selftest runs. Fill with of_selftest_options_init. */
+typedef struct of_selftest_options {
+    uint32_t struct_size;  /**< sizeof(of_selftest_options) */
+    of_backend backend;    /**< AUTO (default): every backend this build and machine have; else that one
+                                only, OF_ERR_BACKEND_UNAVAILABLE when it is missing */
+    uint32_t full;         /**< 0 (default): quick, small frames (under 5 s on a Nano-class board);
+                                1: larger frames and more iterations */
+    const char* platform;  /**< board table for the timing checks; default NULL = detect */
+    uint32_t threads;      /**< CPU worker threads for the CPU paths; default 0 = 1; <= 64 */
+} of_selftest_options;
+
+/** One case: "<backend>/<precision>/<group>/<check>", e.g. "neon/f32/kernel/blur". */
+typedef struct of_selftest_case {
+    char name[64];
+    char group[16];        /**< device, kernel, parity, accuracy, arena, determinism, timing */
+    of_backend backend;
+    of_precision precision;
+    of_check_result result;
+    double value;          /**< what was measured: an error in px, ns/iteration/pixel, bytes, ... */
+    double limit;          /**< the bound it was held to (timing: the fail bound) */
+    double seconds;        /**< time the case took */
+    char message[192];     /**< what was checked and what came out */
+} of_selftest_case;
+
+/** The caller's report: a case array it owns (or NULL with capacity 0: counts only). */
+typedef struct of_selftest_report {
+    uint32_t struct_size;      /**< sizeof(of_selftest_report) */
+    of_selftest_case* cases;   /**< caller array of case_capacity entries */
+    uint32_t case_capacity;
+    uint32_t case_count;       /**< out: cases run; only the first case_capacity are stored */
+    uint32_t passed, warned, failed, skipped; /**< out */
+    double seconds;            /**< out: wall time of the whole self-test */
+    char board[32];            /**< out: the board table the timing checks used ("" if none) */
+    char summary[192];         /**< out: one line, "PASS: ..." or "FAIL: ..." */
+} of_selftest_report;
+
+/** Defaults: every backend, quick, detected board, one thread. */
+OF_API void of_selftest_options_init(of_selftest_options* opt);
+
+/** Runs the self-test on built-in frames with known flow (no files): for every available
+ *  backend and precision, kernel checks (CPU paths), parity with the reference path, accuracy
+ *  on five cases, arena checks (query == use, no allocation per frame), determinism, timing
+ *  against the board table, and CUDA device health. Allocates while it runs (it is not a frame
+ *  path) and uses contexts of its own. Returns OF_OK when it ran, whatever the cases say (see
+ *  report->failed); an error status when it could not run (bad arguments, the one backend asked
+ *  for is unavailable). */
+OF_API of_status of_selftest(const of_selftest_options* opt, of_selftest_report* report);
+
 #ifdef __cplusplus
 }
 #endif

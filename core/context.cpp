@@ -1,5 +1,7 @@
 #include "core/context.hpp"
 
+#include "core/selftest.hpp"
+
 #include "core/arena.hpp"
 #include "core/config_check.hpp"
 #include "core/select.hpp"
@@ -72,6 +74,7 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         kernel_table_init_neon(&c->kt, neon_f16);
     }
 #endif
+    selftest_hooks::apply(&c->kt); // a no-op unless a test broke a kernel on purpose
     c->presmooth = make_gaussian(cfg->presmooth_sigma);
     // Anti-aliasing before downscaling by `factor` (IPOL: sigma = 0.6 sqrt(1/f^2 - 1)).
     const float f = cfg->scale_factor;

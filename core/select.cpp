@@ -38,12 +38,15 @@ bool neon_usable(char* why, std::size_t why_len) {
 #endif
 }
 
+thread_local bool t_ignore_force = false; // set by of_selftest (ForceOverrideOff)
+
 // The backend to resolve: cfg.backend, or OFLOW_FORCE_BACKEND when it is set and not empty
 // (*forced then points at its value). An unknown value is an error, never ignored.
 of_status requested_backend(const of_config& cfg, const ErrorSink& err, of_backend* out,
                             const char** forced) {
     *out = cfg.backend;
     *forced = nullptr;
+    if (t_ignore_force) return OF_OK;
     const char* v = std::getenv(kForceVar);
     if (!v || v[0] == '\0') return OF_OK;
     struct Name {
@@ -65,6 +68,9 @@ of_status requested_backend(const of_config& cfg, const ErrorSink& err, of_backe
 }
 
 } // namespace
+
+ForceOverrideOff::ForceOverrideOff() : was_(t_ignore_force) { t_ignore_force = true; }
+ForceOverrideOff::~ForceOverrideOff() { t_ignore_force = was_; }
 
 of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const ErrorSink& err,
                           Plan* plan, char* reason, std::size_t reason_len) {

@@ -127,6 +127,25 @@ bool available(char* why, std::size_t why_len) {
     return true;
 }
 
+bool memory_info(std::size_t* free_bytes, std::size_t* total_bytes) {
+    const cudaError_t e = cudaMemGetInfo(free_bytes, total_bytes);
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    return e == cudaSuccess;
+}
+
+bool device_caps(int* cc, int* sm_count) {
+    int dev = 0, major = 0, minor = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    *cc = major * 10 + minor;
+    *sm_count = sms;
+    return true;
+}
+
 of_status plan(const of_config& cfg, Need* need, const ErrorSink& err) {
     Tuning t;
     of_status s = resolve_tuning(cfg, &t, err);

@@ -39,6 +39,13 @@ namespace cuda {
 /// false with the reason in why (e.g. "no CUDA device: cudaErrorNoDevice").
 bool available(char* why, std::size_t why_len);
 
+/// Free and total memory of the current device (cudaMemGetInfo); false on a CUDA error.
+bool memory_info(std::size_t* free_bytes, std::size_t* total_bytes);
+
+/// Compute capability (major * 10 + minor) and multiprocessor count of the current device;
+/// false when there is none.
+bool device_caps(int* cc, int* sm_count);
+
 struct Need {
     std::size_t device_bytes; // device arena (256-byte aligned planes)
     std::size_t pinned_bytes; // host staging, page-locked at create

@@ -1,0 +1,94 @@
+// The on-device self-test behind of_selftest (api/oflow.h): what one check reports and the
+// checks themselves, split by kind (selftest_kernels.cpp: CPU kernel tables; selftest.cpp:
+// device health, flow parity, accuracy, arena, determinism, timing).
+//
+// Contract: the self-test allocates (std::vector) and creates contexts of its own; it never
+// touches a caller's context. It writes at most report->case_capacity cases and counts all.
+#ifndef OFLOW_CORE_SELFTEST_HPP
+#define OFLOW_CORE_SELFTEST_HPP
+
+#include "oflow.h"
+
+#include <cstdarg>
+#include <cstddef>
+
+// Sanitizer builds: their allocator keeps no glibc heap statistics and their speed means
+// nothing, so the self-test skips the heap and timing checks there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define OF_SELFTEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define OF_SELFTEST_SANITIZED 1
+#endif
+#endif
+
+namespace oflow {
+
+struct KernelTable;
+
+namespace selftest {
+
+/// One backend x precision under test, e.g. "neon/f16".
+struct Path {
+    of_backend backend;
+    of_precision precision;
+    char name[24];
+};
+
+/// Collects cases into the caller's report.
+class Sink {
+public:
+    explicit Sink(of_selftest_report* r) : r_(r) {}
+    /// Adds "<path>/<group>/<check>" with its result; fmt is the message (printf).
+    void add(const Path& p, const char* group, const char* check, of_check_result res, double value, double limit,
+             double seconds, const char* fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 9, 10)))
+#endif
+        ;
+    /// Cases not tied to one path ("cuda/device/...").
+    void add_named(const char* name, const char* group, of_backend b, of_precision pr, of_check_result res, double value,
+                   double limit, double seconds, const char* fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 10, 11)))
+#endif
+        ;
+
+    /// The board table the timing checks used (the first one named wins).
+    void set_board(const char* board);
+
+private:
+    void add_v(const char* name, const char* group, of_backend b, of_precision pr, of_check_result res, double value,
+               double limit, double seconds, const char* fmt, va_list ap);
+    of_selftest_report* r_;
+};
+
+/// Every stage of kt against closed-form results and, when kt is not the reference table,
+/// against the reference kernels (selftest_kernels.cpp).
+void check_kernels(Sink* sink, const Path& path, const KernelTable& kt);
+
+/// Expected inner-loop time of a path on a board and the factors past which the self-test
+/// warns and fails (from the board's tuning table). false when the table has no figure.
+struct Expectation {
+    double ns_per_iter_px;
+    double warn_factor, fail_factor;
+    char board[32];
+    char source[96];
+};
+/// why: the reason when false (selftest_timing.cpp).
+bool expected_timing(const char* platform, of_backend b, of_precision p, Expectation* out, char* why, std::size_t why_len);
+
+} // namespace selftest
+
+namespace selftest_hooks {
+/// Test hook (not in the C ABI): while set, every context created afterwards gets a broken
+/// `stage` kernel in its CPU kernel table ("tvl1_calc_p", "blur_h", ...; nullptr restores),
+/// so that a test can prove the self-test names the broken case. Not thread-safe: tests only.
+void break_kernel(const char* stage);
+/// Applied by context creation to a freshly filled CPU kernel table.
+void apply(KernelTable* kt);
+} // namespace selftest_hooks
+
+} // namespace oflow
+
+#endif

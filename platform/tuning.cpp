@@ -1,0 +1,340 @@
+// Lookup, fallback and selection over the tuning tables (tuning.hpp). Pure functions: no
+// allocation, no I/O; only platform_from_environment() reads the environment.
+#include "platform/tuning.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace oflow {
+namespace platform {
+namespace {
+
+bool same(const char* a, const char* b) { return a && b && std::strcmp(a, b) == 0; }
+bool empty(const char* s) { return !s || !*s; }
+
+// "nano, tx2, ..." into buf.
+void list_names(const TableSet& set, char* buf, std::size_t cap) {
+    std::size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < set.count && len < cap; ++i) {
+        const int n = std::snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", set.boards[i]->name);
+        if (n < 0) break;
+        len += static_cast<std::size_t>(n);
+    }
+}
+
+// "global|fused|multi_iter" into buf.
+void list_variants(unsigned mask, char* buf, std::size_t cap) {
+    std::size_t len = 0;
+    buf[0] = '\0';
+    for (int v = 0; v < kVariantCount && len < cap; ++v) {
+        if (!(mask & variant_bit(static_cast<Variant>(v)))) continue;
+        const int n = std::snprintf(buf + len, cap - len, "%s%s", len ? "|" : "",
+                                    variant_name(static_cast<Variant>(v)));
+        if (n < 0) break;
+        len += static_cast<std::size_t>(n);
+    }
+    if (!buf[0]) std::snprintf(buf, cap, "(none)");
+}
+
+// "tvl1 f32, tvl1 f16, hs f32" into buf.
+void list_rows(const BoardTable& t, char* buf, std::size_t cap) {
+    std::size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < t.row_count && len < cap; ++i) {
+        const int n = std::snprintf(buf + len, cap - len, "%s%s %s", i ? ", " : "",
+                                    algorithm_name(t.rows[i].algorithm), precision_name(t.rows[i].precision));
+        if (n < 0) break;
+        len += static_cast<std::size_t>(n);
+    }
+    if (!buf[0]) std::snprintf(buf, cap, "none");
+}
+
+// The row, or a status naming the table file and what it does have.
+of_status need_row(const BoardTable& t, of_algorithm a, of_precision p, const TuningRow** out,
+                   const ErrorSink& err) {
+    if (p != OF_PRECISION_F32 && p != OF_PRECISION_F16)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: precision %s must be resolved to f32 or f16 first",
+                        precision_name(p));
+    *out = find_row(t, a, p);
+    if (*out) return OF_OK;
+    char have[96];
+    list_rows(t, have, sizeof have);
+    return err.fail(OF_ERR_UNSUPPORTED, "%s: table %s has no row for %s %s (it has: %s)", t.file, t.name,
+                    algorithm_name(a), precision_name(p), have);
+}
+
+of_status check_levels(const std::uint64_t* areas, int levels, const ErrorSink& err) {
+    if (!areas) return err.fail(OF_ERR_NULL_POINTER, "tuning: level areas are NULL");
+    if (levels < 1 || levels > kMaxLevels)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: levels %d out of range 1..%d", levels, kMaxLevels);
+    for (int l = 0; l < levels; ++l)
+        if (areas[l] == 0) return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: level %d has area 0", l);
+    return OF_OK;
+}
+
+int rounded_side(std::uint64_t area) {
+    return static_cast<int>(std::sqrt(static_cast<double>(area)) + 0.5);
+}
+
+} // namespace
+
+const BoardTable* find_board_in(const TableSet& set, const char* name) {
+    if (empty(name)) return nullptr;
+    for (int i = 0; i < set.count; ++i)
+        if (same(set.boards[i]->name, name)) return set.boards[i];
+    return nullptr;
+}
+
+const BoardTable* find_board(const char* name) { return find_board_in(builtin_tables(), name); }
+
+TableSet tables_with(const BoardTable* first, const BoardTable** storage, int capacity) {
+    int n = 0;
+    if (first && n < capacity) storage[n++] = first;
+    const TableSet builtin = builtin_tables();
+    for (int i = 0; i < builtin.count && n < capacity; ++i) storage[n++] = builtin.boards[i];
+    return TableSet{storage, n};
+}
+
+const TuningRow* find_row(const BoardTable& t, of_algorithm a, of_precision p) {
+    for (int i = 0; i < t.row_count; ++i)
+        if (t.rows[i].algorithm == a && t.rows[i].precision == p) return &t.rows[i];
+    return nullptr;
+}
+
+const BoardTable* fallback(const TableSet& set, const char* board, int cc_major, int cc_minor,
+                           int sm_count, Match* how) {
+    if (const BoardTable* t = find_board_in(set, board)) {
+        if (how) *how = kMatchBoard;
+        return t;
+    }
+    if (cc_major > 0) {
+        const BoardTable* best = nullptr;
+        long best_gap = 0;
+        for (int i = 0; i < set.count; ++i) {
+            const BoardTable* t = set.boards[i];
+            if (t->cc_major != cc_major || t->cc_minor != cc_minor || same(t->name, "generic")) continue;
+            const long gap = std::labs(static_cast<long>(t->sm_count) - static_cast<long>(sm_count));
+            if (!best || gap < best_gap) {
+                best = t;
+                best_gap = gap;
+            }
+        }
+        if (best) {
+            if (how) *how = kMatchComputeCapability;
+            return best;
+        }
+    }
+    const BoardTable* g = find_board_in(set, "generic");
+    if (how) *how = kMatchGeneric;
+    return g;
+}
+
+const char* platform_from_environment() {
+    const char* e = std::getenv("OFLOW_PLATFORM");
+    return empty(e) ? nullptr : e;
+}
+
+of_status resolve_table(const TableSet& set, const char* config_platform, const char* env_platform,
+                        const DetectedPlatform& detected, Resolution* out, const ErrorSink& err) {
+    const char* name = nullptr;
+    const char* origin = nullptr;
+    if (!empty(env_platform) && !same(env_platform, "auto")) {
+        name = env_platform;
+        origin = "OFLOW_PLATFORM";
+    } else if (empty(env_platform) && !empty(config_platform) && !same(config_platform, "auto")) {
+        name = config_platform;
+        origin = "config.platform";
+    }
+    if (name) {
+        const BoardTable* t = find_board_in(set, name);
+        if (!t) {
+            char known[96];
+            list_names(set, known, sizeof known);
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "%s: unknown platform '%s' (known: %s, auto)", origin,
+                            name, known);
+        }
+        out->table = t;
+        out->how = kMatchOverride;
+        std::snprintf(out->reason, sizeof out->reason, "table %s from %s", t->name, origin);
+        return OF_OK;
+    }
+    Match how = kMatchGeneric;
+    const BoardTable* t =
+        fallback(set, detected.board, detected.cc_major, detected.cc_minor, detected.sm_count, &how);
+    if (!t)
+        return err.fail(OF_ERR_INTERNAL, "tuning: the table set has no 'generic' table to fall back to");
+    out->table = t;
+    out->how = how;
+    switch (how) {
+    case kMatchBoard:
+        std::snprintf(out->reason, sizeof out->reason, "table %s: board detected (%s)", t->name,
+                      detected.evidence);
+        break;
+    case kMatchComputeCapability:
+        std::snprintf(out->reason, sizeof out->reason,
+                      "table %s: same compute capability %d.%d (%d SMs here, %d in the table)%s%s", t->name,
+                      detected.cc_major, detected.cc_minor, detected.sm_count, t->sm_count,
+                      detected.board[0] ? "; no table for board " : "", detected.board);
+        break;
+    default:
+        if (detected.cc_major > 0)
+            std::snprintf(out->reason, sizeof out->reason,
+                          "table generic: no table for %s compute capability %d.%d",
+                          detected.board[0] ? detected.board : "this GPU,", detected.cc_major,
+                          detected.cc_minor);
+        else
+            std::snprintf(out->reason, sizeof out->reason, "table generic: no CUDA device%s%s",
+                          detected.board[0] ? ", no table for board " : "", detected.board);
+        break;
+    }
+    return OF_OK;
+}
+
+of_status select_precision(const BoardTable& t, of_algorithm a, of_precision requested,
+                           of_precision* out, const ErrorSink& err) {
+    of_precision p = requested;
+    if (requested == OF_PRECISION_AUTO) {
+        const AlgorithmDefaults* d = nullptr;
+        for (int i = 0; i < t.algorithm_count; ++i)
+            if (t.algorithms[i].algorithm == a) d = &t.algorithms[i];
+        if (!d)
+            return err.fail(OF_ERR_UNSUPPORTED, "%s: table %s has no <algorithm name=\"%s\">", t.file, t.name,
+                            algorithm_name(a));
+        p = d->auto_precision;
+    }
+    const TuningRow* row = nullptr;
+    const of_status s = need_row(t, a, p, &row, err);
+    if (s != OF_OK) return s;
+    *out = p;
+    return OF_OK;
+}
+
+of_status select_paths(const BoardTable& t, of_algorithm a, of_precision p,
+                       const std::uint64_t* level_areas, int levels, bool gpu_available,
+                       PathPlan* out, const ErrorSink& err) {
+    const TuningRow* row = nullptr;
+    of_status s = need_row(t, a, p, &row, err);
+    if (s != OF_OK) return s;
+    s = check_levels(level_areas, levels, err);
+    if (s != OF_OK) return s;
+    out->row = row;
+    out->levels = levels;
+    out->gpu_levels = 0;
+    for (int l = 0; l < kMaxLevels; ++l) out->path[l] = kPathCpu;
+    const int side = rounded_side(row->crossover_area);
+    if (!gpu_available) {
+        std::snprintf(out->reason, sizeof out->reason, "%s %s: every level on the CPU (no GPU)",
+                      algorithm_name(a), precision_name(p));
+        return OF_OK;
+    }
+    for (int l = 0; l < levels; ++l) {
+        const std::uint64_t decide = row->crossover_per_level ? level_areas[l] : level_areas[0];
+        out->path[l] = decide >= row->crossover_area ? kPathGpu : kPathCpu;
+        if (out->path[l] == kPathGpu) ++out->gpu_levels;
+    }
+    const char* tail = std::strrchr(t.file, '/');
+    tail = tail ? tail + 1 : t.file;
+    if (out->gpu_levels == levels && row->crossover_area == 0)
+        std::snprintf(out->reason, sizeof out->reason, "%s %s: every level on the GPU (it always wins, %s:%d)",
+                      algorithm_name(a), precision_name(p), tail, row->crossover_line);
+    else if (out->gpu_levels == levels)
+        std::snprintf(out->reason, sizeof out->reason, "%s %s: every level on the GPU (crossover %dx%d, %s:%d)",
+                      algorithm_name(a), precision_name(p), side, side, tail, row->crossover_line);
+    else if (out->gpu_levels == 0)
+        std::snprintf(out->reason, sizeof out->reason,
+                      "%s %s: every level on the CPU (frame below the crossover %dx%d, %s:%d)",
+                      algorithm_name(a), precision_name(p), side, side, tail, row->crossover_line);
+    else
+        std::snprintf(out->reason, sizeof out->reason,
+                      "%s %s: levels 0-%d on the GPU, %d-%d on the CPU (crossover %dx%d per level, %s:%d)",
+                      algorithm_name(a), precision_name(p), out->gpu_levels - 1, out->gpu_levels, levels - 1,
+                      side, side, tail, row->crossover_line);
+    return OF_OK;
+}
+
+of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std::uint64_t area,
+                        unsigned variant_mask, LaunchChoice* out, const ErrorSink& err) {
+    const TuningRow* row = nullptr;
+    const of_status s = need_row(t, a, p, &row, err);
+    if (s != OF_OK) return s;
+    if (area == 0) return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: launch for an area of 0 pixels");
+    const Bucket b = bucket_for_area(area);
+    const LaunchRow* best = nullptr;
+    for (int i = 0; i < row->launch_count; ++i) {
+        const LaunchRow& l = row->launches[i];
+        if (l.bucket != b || !(variant_mask & variant_bit(l.variant))) continue;
+        if (!best || l.rank < best->rank) best = &l;
+    }
+    if (!best) {
+        char vs[64];
+        list_variants(variant_mask, vs, sizeof vs);
+        return err.fail(OF_ERR_UNSUPPORTED, "%s:%d: %s %s has no launch row for bucket %s among variants %s",
+                        t.file, row->line, algorithm_name(a), precision_name(p), bucket_name(b), vs);
+    }
+    out->row = best;
+    out->bucket = b;
+    return OF_OK;
+}
+
+of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
+                                double budget_ms, const std::uint64_t* level_areas,
+                                const Path* level_paths, int levels, std::uint32_t warps,
+                                std::uint32_t max_iterations, BudgetPlan* out,
+                                const ErrorSink& err) {
+    const TuningRow* row = nullptr;
+    of_status s = need_row(t, a, p, &row, err);
+    if (s != OF_OK) return s;
+    s = check_levels(level_areas, levels, err);
+    if (s != OF_OK) return s;
+    if (!level_paths) return err.fail(OF_ERR_NULL_POINTER, "tuning: level paths are NULL");
+    if (!(budget_ms > 0.0) || !std::isfinite(budget_ms))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "time_budget_ms %g: must be finite and > 0", budget_ms);
+    if (warps < 1) return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: warps 0: must be >= 1");
+    if (max_iterations < 1) return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: max_iterations 0: must be >= 1");
+    double ns_per_iteration = 0.0; // one inner iteration on every level, all warps
+    for (int l = 0; l < levels; ++l) {
+        const Path path = level_paths[l];
+        if (path != kPathCpu && path != kPathGpu)
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: level %d: path %d is neither cpu nor gpu", l,
+                            static_cast<int>(path));
+        ns_per_iteration += static_cast<double>(level_areas[l]) * row->path[path].ns_per_it_px;
+    }
+    ns_per_iteration *= static_cast<double>(warps);
+    const double budget_ns = budget_ms * 1e6;
+    const double fit = std::floor(budget_ns / ns_per_iteration);
+    if (fit < 1.0)
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "time_budget_ms %g buys no iteration: one iteration on each of %d levels x %u warps "
+                        "costs %.3g ms (%s:%d)",
+                        budget_ms, levels, warps, ns_per_iteration * 1e-6, t.file, row->line);
+    const double capped = fit > static_cast<double>(max_iterations) ? static_cast<double>(max_iterations) : fit;
+    const std::uint32_t n = static_cast<std::uint32_t>(capped);
+    out->levels = levels;
+    for (int l = 0; l < kMaxLevels; ++l) out->iterations[l] = l < levels ? n : 0;
+    out->predicted_ms = capped * ns_per_iteration * 1e-6;
+    return OF_OK;
+}
+
+of_status check_timing(const BoardTable& t, of_algorithm a, of_precision p, Path path,
+                       double measured_ns_per_it_px, TimingVerdict* verdict, double* ratio,
+                       const ErrorSink& err) {
+    const TuningRow* row = nullptr;
+    const of_status s = need_row(t, a, p, &row, err);
+    if (s != OF_OK) return s;
+    if (path != kPathCpu && path != kPathGpu)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: path %d is neither cpu nor gpu", static_cast<int>(path));
+    if (!(measured_ns_per_it_px > 0.0) || !std::isfinite(measured_ns_per_it_px))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: measured %g ns/iteration/pixel: must be finite and > 0",
+                        measured_ns_per_it_px);
+    const PathCost& c = row->path[path];
+    const double r = measured_ns_per_it_px / c.ns_per_it_px;
+    if (ratio) *ratio = r;
+    *verdict = r > c.fail ? kTimingFail : r > c.warn ? kTimingWarn : kTimingOk;
+    return OF_OK;
+}
+
+} // namespace platform
+} // namespace oflow

@@ -1,0 +1,257 @@
+// Per-board tuning tables as plain data, and the pure functions that read them: which table
+// serves this machine (exact board -> same compute capability -> generic), CPU or GPU per
+// pyramid level, the kernel variant and launch shape per size bucket, iterations from a time
+// budget, and the self-test's timing verdict.
+//
+// Contract:
+//  - The tables come from platform/tables/*.xml (schema: platform/tables/README.md). The host
+//    tool oflow-tablegen validates them at build time and compiles them in (builtin_tables());
+//    with OF_WITH_TINYXML2 a file may also be loaded at create (platform/table_load.hpp), into
+//    the same structs. Nothing here parses XML.
+//  - Every function is pure: no allocation, no I/O, no global state (the environment is read
+//    only by platform_from_environment()). Inputs that are out of range, a name no table has and
+//    a table without a row for the request answer a status and a message (ErrorSink) that names
+//    the table file, the line of the row and the field; there is never a silent default.
+//  - Areas are in pixels (width x height); level 0 is the finest pyramid level.
+#ifndef OFLOW_PLATFORM_TUNING_HPP
+#define OFLOW_PLATFORM_TUNING_HPP
+
+#include "core/plan.hpp"
+#include "core/status.hpp"
+#include "oflow.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oflow {
+namespace platform {
+
+/// Where a pyramid level runs: the CPU path (NEON on aarch64, the reference elsewhere) or the GPU.
+enum Path : int { kPathCpu = 0, kPathGpu = 1, kPathCount = 2 };
+
+/// GPU kernel variants a table may describe (ALGORITHMS.md section 1). kVariantPipeline is the
+/// thesis's Shared_Pipeline (1-D blocks walking row bands, a fixed grid); cuda/ does not
+/// implement it yet, so kVariantsCuda leaves it out and no selection returns it.
+enum Variant : int {
+    kVariantGlobal = 0,
+    kVariantFused = 1,
+    kVariantMultiIter = 2,
+    kVariantPipeline = 3,
+    kVariantCount = 4
+};
+inline unsigned variant_bit(Variant v) { return 1u << static_cast<unsigned>(v); }
+/// The variants the CUDA backend implements today (cuda/cuda_layout.hpp).
+const unsigned kVariantsCuda = (1u << kVariantGlobal) | (1u << kVariantFused) | (1u << kVariantMultiIter);
+
+/// Image-size buckets of the launch rows: the thesis tuned at 256^2, 512^2, 1024^2 and 2048^2
+/// and uses the nearest for other sizes. Nearest in log(area): a bucket reaches up to twice
+/// its square (256: area <= 131072, 512: <= 524288, 1024: <= 2097152, 2048: <= 8388608),
+/// kBucketLarger is everything above.
+enum Bucket : int {
+    kBucket256 = 0,
+    kBucket512 = 1,
+    kBucket1024 = 2,
+    kBucket2048 = 3,
+    kBucketLarger = 4,
+    kBucketCount = 5
+};
+Bucket bucket_for_area(std::uint64_t area);
+/// Largest area of a bucket (kBucketLarger: UINT64_MAX).
+std::uint64_t bucket_max_area(Bucket b);
+
+/// MULTI_ITER kernels are compiled for at most 128 registers per thread (cuda/cuda_layout.hpp),
+/// so a block of n threads needs n * 128 registers of the board's per-block limit.
+const int kMultiIterRegistersPerThread = 128;
+
+/// Expected speed of one path for one algorithm x precision, and the self-test's tolerance.
+struct PathCost {
+    of_precision arith;  // what the path computes in (F32 where the hardware has no F16)
+    double ns_per_it_px; // expected ns per inner iteration per pixel on large frames
+    double warn;         // self-test: warn when measured > warn x expected (>= 1)
+    double fail;         // self-test: fail when measured > fail x expected (> warn)
+    const char* source;  // where the number came from
+    int line;            // of its <path> element
+};
+
+/// One launch shape of one variant in one size bucket.
+struct LaunchRow {
+    Variant variant;
+    Bucket bucket;
+    int rank;            // 1 = first choice in this bucket; unique per bucket
+    int block_w, block_h; // threads
+    int rows;            // rows per thread (MULTI_ITER: F32 8, F16x2 4/6/8; else 1)
+    int grid;            // blocks: 0 = one per output tile (covers the frame); > 0 fixed (pipeline)
+    int depth;           // iterations per launch (fused_depth; 1 for GLOBAL and FUSED)
+    const char* source;
+    int line;
+};
+
+/// Everything a board says about one algorithm in one precision.
+struct TuningRow {
+    of_algorithm algorithm;
+    of_precision precision;       // F32 or F16 (F16 = half2 storage on the GPU)
+    std::uint64_t crossover_area; // frames (levels) with area >= this run on the GPU; 0 = always
+    bool crossover_per_level;     // decide per pyramid level (coarse levels on the CPU)
+    const char* crossover_source;
+    int crossover_line;
+    PathCost path[kPathCount];    // indexed by Path
+    const LaunchRow* launches;    // launch_count rows
+    int launch_count;
+    int line;                     // of its <precision> element
+};
+
+/// What OF_PRECISION_AUTO means for an algorithm on a board.
+struct AlgorithmDefaults {
+    of_algorithm algorithm;
+    of_precision auto_precision;
+    const char* source;
+    int line;
+};
+
+/// One board's table.
+struct BoardTable {
+    const char* name;   // "nano", "tx2", "xavier", "orin", "generic", or a loaded table's name
+    const char* title;  // "Jetson AGX Xavier"
+    const char* file;   // "platform/tables/xavier.xml", or the path a table was loaded from
+    int cc_major, cc_minor; // CUDA compute capability of the board's GPU (generic: the lowest served)
+    int sm_count;           // SMs of the GPU the numbers are for
+    int regs_per_block;     // 32-bit registers a block may use
+    int shared_per_block;   // bytes of shared memory a block may use
+    bool cpu_fp16;          // the CPU has FP16 vector arithmetic (ARMv8.2 asimdhp)
+    const char* source;
+    int line;               // of its <board> element
+    const AlgorithmDefaults* algorithms;
+    int algorithm_count;
+    const TuningRow* rows;
+    int row_count;
+};
+
+/// A set of tables to search: the compiled-in ones, or those plus a loaded one.
+struct TableSet {
+    const BoardTable* const* boards;
+    int count;
+};
+
+/// The tables compiled into the library (generated from platform/tables/*.xml).
+TableSet builtin_tables();
+/// `first` (a loaded table; NULL: none) followed by the compiled-in tables, so a loaded table
+/// named like a compiled-in one wins. storage holds capacity pointers; when it is too small
+/// (less than builtin_tables().count + 1) the set holds what fits, `first` included.
+TableSet tables_with(const BoardTable* first, const BoardTable** storage, int capacity);
+
+// ---- names (the XML spellings) ---------------------------------------------------------------
+const char* algorithm_name(of_algorithm a); // "tvl1", "hs", "clg", "lk"; "?" for others
+const char* precision_name(of_precision p); // "f32", "f16", "auto"; "?"
+const char* path_name(Path p);              // "cpu", "gpu"
+const char* variant_name(Variant v);        // "global", "fused", "multi_iter", "pipeline"
+const char* bucket_name(Bucket b);          // "256", "512", "1024", "2048", "larger"
+/// of_variant of a table variant; false for kVariantPipeline (no of_variant yet).
+bool to_of_variant(Variant v, of_variant* out);
+/// Variants a config allows: AUTO -> every variant cuda/ implements, else that one.
+unsigned variant_mask_for(of_variant configured);
+
+// ---- lookup -----------------------------------------------------------------------------------
+/// The compiled-in table of that name; NULL when there is none.
+const BoardTable* find_board(const char* name);
+const BoardTable* find_board_in(const TableSet& set, const char* name);
+/// The algorithm x precision row; NULL when the table has none.
+const TuningRow* find_row(const BoardTable& t, of_algorithm a, of_precision p);
+
+/// How a table was chosen.
+enum Match : int {
+    kMatchOverride = 0,          // named by OFLOW_PLATFORM or config.platform
+    kMatchBoard = 1,             // the detected board has a table of its own
+    kMatchComputeCapability = 2, // a table for the same compute capability (nearest SM count)
+    kMatchGeneric = 3            // none of the above
+};
+const char* match_name(Match m);
+
+/// The fallback chain without overrides: the table named `board` (may be NULL or ""), else
+/// one with compute capability cc_major.cc_minor (several: the nearest sm_count; 0.0 = no GPU
+/// never matches), else "generic". NULL only when the set has no "generic" table.
+const BoardTable* fallback(const TableSet& set, const char* board, int cc_major, int cc_minor,
+                           int sm_count, Match* how);
+
+/// What detection found (platform/detect.hpp fills it) and the caller's GPU facts.
+struct DetectedPlatform {
+    char board[16];       // "nano", "tx2", "xavier", "orin", or "" when not a known Jetson
+    char evidence[64];    // what named it: the device-tree compatible entry or model text
+    int cc_major, cc_minor; // of the CUDA device the context will use; 0.0 = none
+    int sm_count;           // its SMs; 0 = none
+};
+
+/// The table for a context. Precedence: env_platform (OFLOW_PLATFORM, when non-empty), then
+/// config_platform (of_config.platform, when non-NULL and non-empty), then the fallback chain
+/// from the detection. "auto" in either override means "detect". A name no table in the set
+/// has is OF_ERR_INVALID_ARGUMENT naming the source of the name and the known names.
+struct Resolution {
+    const BoardTable* table;
+    Match how;
+    char reason[160]; // for of_info.reason: "xavier (device tree: nvidia,tegra194)"
+};
+of_status resolve_table(const TableSet& set, const char* config_platform, const char* env_platform,
+                        const DetectedPlatform& detected, Resolution* out, const ErrorSink& err);
+/// getenv("OFLOW_PLATFORM"), or NULL when unset or empty. Read at create time only.
+const char* platform_from_environment();
+
+// ---- selection (pure) -------------------------------------------------------------------------
+/// OF_PRECISION_AUTO -> the table's auto_precision for the algorithm; F32/F16 as requested.
+/// Either way the table must have that row (else OF_ERR_UNSUPPORTED).
+of_status select_precision(const BoardTable& t, of_algorithm a, of_precision requested,
+                           of_precision* out, const ErrorSink& err);
+
+/// CPU or GPU per level. level_areas[0..levels) fine to coarse, each >= 1; levels 1..kMaxLevels.
+/// No GPU: every level on the CPU. Else with crossover_per_level, level l on the GPU when its
+/// area >= crossover_area; without it, the whole frame by level 0's area.
+struct PathPlan {
+    const TuningRow* row;
+    int levels;
+    Path path[kMaxLevels];
+    int gpu_levels;     // how many levels run on the GPU
+    char reason[160];   // "tvl1 f32: levels 0-2 on the GPU, 3-4 on the CPU (crossover 512x512, xavier.xml:20)"
+};
+of_status select_paths(const BoardTable& t, of_algorithm a, of_precision p,
+                       const std::uint64_t* level_areas, int levels, bool gpu_available,
+                       PathPlan* out, const ErrorSink& err);
+
+/// Launch shape for a frame (or level) of `area` pixels: among the rows of the area's bucket
+/// whose variant is in variant_mask (variant_mask_for(config.variant)), the lowest rank.
+struct LaunchChoice {
+    const LaunchRow* row;
+    Bucket bucket;
+};
+of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std::uint64_t area,
+                        unsigned variant_mask, LaunchChoice* out, const ErrorSink& err);
+
+/// Inner iterations per level and warp that fit a time budget: the same count on every level
+/// (the seeds' schedule), from the expected ns/iteration/pixel of each level's path:
+///   iterations = floor(budget / (warps * sum_l area_l * ns(path_l))), at most max_iterations.
+/// Only the inner iterations are modelled (pyramid, warps and copies are not). A budget that
+/// does not buy one iteration is OF_ERR_INVALID_ARGUMENT saying what one iteration costs.
+struct BudgetPlan {
+    int levels;
+    std::uint32_t iterations[kMaxLevels];
+    double predicted_ms; // of the inner iterations at that count
+};
+of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
+                                double budget_ms, const std::uint64_t* level_areas,
+                                const Path* level_paths, int levels, std::uint32_t warps,
+                                std::uint32_t max_iterations, BudgetPlan* out,
+                                const ErrorSink& err);
+
+/// The self-test's timing check of a measured ns/iteration/pixel against the row's path.
+enum TimingVerdict : int { kTimingOk = 0, kTimingWarn = 1, kTimingFail = 2 };
+of_status check_timing(const BoardTable& t, of_algorithm a, of_precision p, Path path,
+                       double measured_ns_per_it_px, TimingVerdict* verdict, double* ratio,
+                       const ErrorSink& err);
+
+// ---- canonical text (tests, oflow-cli --explain) ----------------------------------------------
+/// The whole table, one line per element with every field, doubles as %.17g (exact). Writes
+/// at most cap bytes (NUL included) and returns the length the full text needs, like snprintf.
+/// oflow-tablegen writes the same text from the XML, so a test compares the two.
+std::size_t format_board(const BoardTable& t, char* buf, std::size_t cap);
+
+} // namespace platform
+} // namespace oflow
+
+#endif
