@@ -82,7 +82,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     const uint32_t stored = rep.case_count < rep.case_capacity ? rep.case_count : rep.case_capacity;
-    if (!quiet) print_table(stdout, rep, stored);
+    if (!quiet) {
+        print_table(stdout, rep, stored);
+    } else {
+        for (uint32_t i = 0; i < stored; ++i) // quiet: only what did not pass
+            if (rep.cases[i].result == OF_CHECK_FAIL || rep.cases[i].result == OF_CHECK_WARN)
+                std::printf("%s %s: %s\n", result_name(rep.cases[i].result), rep.cases[i].name, rep.cases[i].message);
+    }
     std::printf("%s\n", rep.summary);
     if (junit) {
         char why[256];
