@@ -9,6 +9,7 @@
 #include "core/ref/kernels_ref.hpp"
 #include "core/select.hpp"
 #include "core/tvl1_driver.hpp"
+#include "platform/table_load.hpp"
 
 #if OF_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
@@ -170,6 +171,25 @@ of_status process(of_context* ctx, const of_image* prev, const of_image* next, o
     return s;
 }
 
+of_status explain(const of_config& c, const oflow::platform::BoardTable* loaded, of_info* info,
+                  const ErrorSink& err) {
+    oflow::Selection sel;
+    const of_status s = oflow::select_and_plan(c, sizeof(of_context), loaded, oflow::SelectFor::kExplain, err, &sel);
+    if (s == OF_OK) oflow::selection_info(sel, info);
+    return s;
+}
+
+// of_explain with config.tuning_path: the table (about 60 KB) lives in this frame only, so
+// explaining without a file costs no such stack.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+of_status explain_loaded(const of_config& c, of_info* info, const ErrorSink& err) {
+    oflow::platform::LoadedTable table;
+    const of_status s = oflow::load_tuning_table(c.tuning_path, &table, err);
+    return s == OF_OK ? explain(c, &table.board, info, err) : s;
+}
+
 } // namespace
 
 extern "C" {
@@ -201,12 +221,11 @@ OF_API of_status of_query_memory(const of_config* cfg, of_memory* need) {
         }
         of_status s = oflow::check_config(cfg ? &c : nullptr, err);
         if (s != OF_OK) return s;
-        oflow::Plan plan;
-        char reason[sizeof(of_info::reason)];
-        s = oflow::select_and_plan(c, sizeof(of_context), err, &plan, reason, sizeof(reason));
+        oflow::Selection sel;
+        s = oflow::select_for_config(c, sizeof(of_context), err, &sel);
         if (s != OF_OK) return s;
-        need->host_bytes = plan.host_bytes;
-        need->device_bytes = plan.device_bytes;
+        need->host_bytes = sel.plan.host_bytes;
+        need->device_bytes = sel.plan.device_bytes;
         need->host_alignment = oflow::kHostAlign;
         need->device_alignment = oflow::kDeviceAlign;
         return OF_OK;
@@ -249,6 +268,27 @@ OF_API of_status of_get_info(const of_context* ctx, of_info* info) {
                         info->struct_size, static_cast<unsigned>(sizeof(of_info)));
     *info = ctx->info;
     return OF_OK;
+}
+
+OF_API of_status of_explain(const of_config* cfg, of_info* info) {
+    const ErrorSink err = thread_sink();
+    try {
+        if (!info) return err.fail(OF_ERR_NULL_POINTER, "of_explain: info is NULL");
+        if (info->struct_size != sizeof(of_info))
+            return err.fail(OF_ERR_STRUCT_SIZE, "of_info: struct_size %u, this library expects %u",
+                            info->struct_size, static_cast<unsigned>(sizeof(of_info)));
+        of_config c;
+        if (cfg) { // nothing is allocated: a caller arena's size does not matter
+            c = *cfg;
+            c.host_arena = nullptr;
+            c.device_arena = nullptr;
+        }
+        of_status s = oflow::check_config(cfg ? &c : nullptr, err);
+        if (s != OF_OK) return s;
+        return c.tuning_path ? explain_loaded(c, info, err) : explain(c, nullptr, info, err);
+    } catch (...) {
+        return err.fail(OF_ERR_INTERNAL, "of_explain: unexpected exception");
+    }
 }
 
 OF_API const char* of_status_string(of_status s) { return oflow::status_text(raw_enum(s)); }

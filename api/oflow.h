@@ -11,7 +11,9 @@
  *    nothing to its outputs, leaves the context usable, and records a message that
  *    of_last_error() returns.
  *  - of_create() is the only call that allocates (unless the caller passes its own arenas:
- *    then the library allocates no memory at all). of_process() never allocates.
+ *    then the library allocates no memory at all). of_process() never allocates. Exception:
+ *    with of_config.tuning_path the XML reader allocates while it reads the file (in
+ *    of_create, of_query_memory and of_explain).
  *  - A context is used by one thread at a time; different contexts are independent.
  *
  * Typical use:
@@ -77,7 +79,7 @@ typedef enum of_algorithm {
 /** Where the work runs. The environment variable OFLOW_FORCE_BACKEND overrides the config's
  *  choice: see of_config.backend. */
 typedef enum of_backend {
-    OF_BACKEND_AUTO = 0,      /**< CUDA when built and a device is present, else NEON when built (aarch64), else reference; per frame size from the board's tuning row once the tables exist */
+    OF_BACKEND_AUTO = 0,      /**< the board table decides by frame area: CUDA at or above its crossover when CUDA is built and a device is present, else the CPU path (NEON when built and usable, else reference). See of_config.platform */
     OF_BACKEND_REFERENCE = 1, /**< portable C++ reference path; always available */
     OF_BACKEND_NEON = 2,      /**< aarch64 NEON path (aarch64 builds); F16 only with FP16 vector arithmetic (Xavier, Orin) */
     OF_BACKEND_CUDA = 3,      /**< CUDA path */
@@ -86,7 +88,7 @@ typedef enum of_backend {
 
 /** Arithmetic and storage precision of the solver. */
 typedef enum of_precision {
-    OF_PRECISION_AUTO = 0, /**< the board table's choice; F32 until the tables exist */
+    OF_PRECISION_AUTO = 0, /**< the board table's choice for the algorithm (generic: F32; Jetson tables: F16) */
     OF_PRECISION_F32 = 1,
     OF_PRECISION_F16 = 2, /**< F16 storage; paths without F16 run F32 and of_get_info says so */
     OF_PRECISION_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
@@ -168,13 +170,21 @@ typedef struct of_config {
     float presmooth_sigma;      /**< Gaussian on both frames before the pyramid; default 0.8; 0 = off; <= 8 */
     of_backend backend;         /**< default OF_BACKEND_AUTO. Overridden by the environment variable
                                      OFLOW_FORCE_BACKEND=reference|neon|cuda|auto (unset or empty: no
-                                     override), read by of_create and of_query_memory (which agree),
+                                     override), read by of_create, of_query_memory and of_explain (which agree),
                                      not per frame. An unknown value is OF_ERR_INVALID_ARGUMENT, a forced
                                      backend this build or machine lacks OF_ERR_BACKEND_UNAVAILABLE; both
                                      name the variable in of_last_error(NULL); never a silent fallback. */
     of_precision precision;     /**< default OF_PRECISION_AUTO */
     uint32_t threads;           /**< CPU worker threads, created at of_create; default 1; 1..64 */
-    float time_budget_ms;       /**< per-frame budget; default 0 = none (nonzero: OF_ERR_UNSUPPORTED for now) */
+    float time_budget_ms;       /**< per-frame budget; default 0 = none (config.iterations holds). > 0: of_create
+                                     sets the iterations per warp of every level to the most that the board
+                                     table's time model (platform/tables/README.md) fits into a maximum-size
+                                     frame, 1..100000, replacing iterations; of_info.iterations says how many.
+                                     A budget that buys no iteration, a negative or non-finite one:
+                                     OF_ERR_INVALID_ARGUMENT (the message says what one iteration costs); a
+                                     table without a row for the request: OF_ERR_UNSUPPORTED naming the file.
+                                     The model is the table's, not a measurement of this machine; epsilon may
+                                     still stop a warp early */
     of_tvl1_params tvl1;        /**< TV-L1 parameters */
     of_hs_params hs;            /**< HS/CLG parameters */
     of_lk_params lk;            /**< LK parameters */
@@ -183,11 +193,26 @@ typedef struct of_config {
     void* device_arena;         /**< caller's device block, 256-byte aligned; default NULL */
     size_t device_arena_size;   /**< its size in bytes; >= of_memory.device_bytes */
     void* cuda_stream;          /**< cudaStream_t to run on; default NULL = the context's own */
-    const char* platform;       /**< board name override; default NULL = detect (non-NULL: OF_ERR_UNSUPPORTED until the board tables exist) */
+    const char* platform;       /**< board table: "nano", "tx2", "xavier", "orin", "generic" (or the name of
+                                     the table tuning_path loads); default NULL (or "" or "auto") = detect:
+                                     the Jetson board from the device tree, else a table of the CUDA device's
+                                     compute capability, else "generic". The environment variable
+                                     OFLOW_PLATFORM (non-empty) overrides it. An unknown name is
+                                     OF_ERR_INVALID_ARGUMENT listing the known ones. Not retained after create */
     of_variant variant;         /**< GPU kernel variant; default OF_VARIANT_AUTO */
     uint32_t block_width;       /**< GPU block width in threads; default 0 = the variant's default */
     uint32_t block_height;      /**< GPU block height; default 0 = the variant's default */
     uint32_t fused_depth;       /**< iterations per launch (MULTI_ITER); default 0 = variant default; <= 16 */
+    const char* tuning_path;    /**< a tuning table file (platform/tables/README.md) to add to the built-in
+                                     ones, read at of_create / of_query_memory / of_explain; default NULL.
+                                     Its table joins the built-in ones, ahead of them: chosen when
+                                     config.platform / OFLOW_PLATFORM names it, or by detection (its name is
+                                     the detected board's, or its compute capability the CUDA device's); a
+                                     built-in table of the same name is shadowed. Needs a library built
+                                     with OF_WITH_TINYXML2 (else OF_ERR_UNSUPPORTED); a missing, broken or
+                                     invalid file is OF_ERR_INVALID_ARGUMENT naming the file, line and field.
+                                     The table is kept in the context's host arena (of_query_memory counts
+                                     it); the path is not retained */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */
@@ -222,7 +247,11 @@ typedef struct of_flow {
     float* v;              /**< v plane; NULL when interleaved */
 } of_flow;
 
-/** What a context is and what its last frame did (of_get_info). */
+/** Most pyramid levels: the length of the per-level arrays of of_info. */
+#define OF_MAX_LEVELS 16
+
+/** What a context is and what its last frame did (of_get_info), or what of_create would choose
+ *  (of_explain). */
 typedef struct of_info {
     uint32_t struct_size;    /**< sizeof(of_info) */
     of_algorithm algorithm;
@@ -238,6 +267,28 @@ typedef struct of_info {
     uint64_t last_iterations;/**< inner iterations run for the last frame, all levels and warps */
     char variant[32];        /**< kernel variant: "ref", "neon", "neon_f16", or the CUDA variant */
     char reason[160];        /**< why this backend/precision was chosen (e.g. OFLOW_FORCE_BACKEND, or F16 requested but run as F32) */
+    /* Appended with the board tables: the table and what it chose. */
+    char board[32];          /**< tuning table used: "xavier", "generic", or a loaded table's name */
+    char board_match[24];    /**< how it was chosen: "override" (config.platform / OFLOW_PLATFORM), "board"
+                                  (detected Jetson), "compute capability" (CUDA device), "generic" */
+    char board_reason[160];  /**< the evidence, e.g. "table xavier: board detected (device tree compatible nvidia,tegra194)" */
+    uint32_t iterations;     /**< inner iterations per warp on every level: config.iterations, or what time_budget_ms bought */
+    uint32_t warps;          /**< warps per level (config.warps) */
+    double predicted_ms;     /**< the table's time model for one maximum-size frame at that count on the chosen
+                                  paths (README of the tables); 0 when the table has no row for the request */
+    uint32_t block_width;    /**< CUDA launch shape of the inner iterations at level 0: block threads ... */
+    uint32_t block_height;   /**< ... (coarse levels may use half the height: cuda/) */
+    uint32_t rows_per_thread;/**< MULTI_ITER rows per thread (else 1) */
+    uint32_t fused_depth;    /**< MULTI_ITER iterations per launch (else 1); all four 0 on CPU backends */
+    uint32_t level_width[OF_MAX_LEVELS];  /**< level sizes at the maximum frame size; `levels` entries, then 0 */
+    uint32_t level_height[OF_MAX_LEVELS];
+    of_backend level_wanted[OF_MAX_LEVELS];  /**< per level, the path the table wants: CUDA for its GPU path, NEON
+                                                  or REFERENCE (this build's CPU path) for its CPU path; AUTO when
+                                                  the table has no row for the request (explicit backends only) */
+    of_backend level_backend[OF_MAX_LEVELS]; /**< per level, the backend that runs it. A frame runs on one device:
+                                                  every level on level 0's path (the reason says when levels wanted
+                                                  another) */
+    uint32_t level_iterations[OF_MAX_LEVELS];/**< inner iterations per warp at each level */
 } of_info;
 
 /** Opaque context: one per camera stream. */
@@ -248,7 +299,8 @@ typedef struct of_context of_context;
  *  then answers OF_ERR_UNSUPPORTED until they are implemented. */
 OF_API of_status of_config_init(of_config* cfg, of_algorithm algo);
 
-/** Host and device bytes of_create would use for cfg (the same plan). Pure; validates cfg. */
+/** Host and device bytes of_create would use for cfg (the same plan and selection, the board
+ *  table included). Validates cfg; creates nothing. */
 OF_API of_status of_query_memory(const of_config* cfg, of_memory* need);
 
 /** Validate cfg, take the arena (the caller's, or one allocation) and set everything up.
@@ -265,6 +317,18 @@ OF_API void of_destroy(of_context* ctx);
 
 /** What the context chose and what its last frame did. */
 OF_API of_status of_get_info(const of_context* ctx, of_info* info);
+
+/** Validates cfg and fills *info (info->struct_size = sizeof(of_info)) exactly as of_create
+ *  would for a frame of max_width x max_height (the last_* fields 0), without creating anything:
+ *  no arena, no thread, nothing on a GPU. The same table, precision, backend per level,
+ *  variant, launch shape, iterations and reason, and the bytes of_query_memory reports. Detection
+ *  uses what is present (the device tree, the CUDA device's properties); for a platform named by
+ *  config.platform or OFLOW_PLATFORM it assumes that board's GPU is present, so a desktop can
+ *  explain a Jetson: a CUDA backend this build lacks is then reported with host_bytes and
+ *  device_bytes 0 and a reason that says so. Errors as of_create's, in of_last_error(NULL).
+ *  Allocates nothing unless config.tuning_path is set (the XML reader allocates while it reads;
+ *  the table itself lives on the stack, about 60 KB). */
+OF_API of_status of_explain(const of_config* cfg, of_info* info);
 
 /** A static, human-readable name for s ("OF_ERR_SIZE: ..."); never NULL. */
 OF_API const char* of_status_string(of_status s);

@@ -95,9 +95,9 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
                         static_cast<double>(cfg->tvl1.theta));
     if (cfg->threads < 1 || cfg->threads > 64)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: threads %u not in 1..64", cfg->threads);
-    if (cfg->time_budget_ms != 0.0f)
-        return err.fail(OF_ERR_UNSUPPORTED,
-                        "config: time_budget_ms %g: time budgets are not implemented yet (use 0)",
+    if (!(cfg->time_budget_ms >= 0.0f) || !std::isfinite(cfg->time_budget_ms))
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "config: time_budget_ms %g must be finite and >= 0 (0 = no budget)",
                         static_cast<double>(cfg->time_budget_ms));
     const int32_t precision = raw_enum(cfg->precision);
     if (precision != OF_PRECISION_AUTO && precision != OF_PRECISION_F32 && precision != OF_PRECISION_F16)
@@ -117,10 +117,6 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
                         "config: block %ux%u exceeds 1024 threads", cfg->block_width, cfg->block_height);
     if (cfg->fused_depth > 16)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: fused_depth %u > 16", cfg->fused_depth);
-    if (cfg->platform)
-        return err.fail(OF_ERR_UNSUPPORTED,
-                        "config: platform \"%.40s\": board tables are not implemented yet (use NULL)",
-                        cfg->platform);
     if (cfg->host_arena && (reinterpret_cast<std::uintptr_t>(cfg->host_arena) % 64) != 0)
         return err.fail(OF_ERR_ARENA, "config: host_arena %p is not 64-byte aligned", cfg->host_arena);
     if (cfg->device_arena && (reinterpret_cast<std::uintptr_t>(cfg->device_arena) % 256) != 0)

@@ -5,6 +5,7 @@
 #include "core/arena.hpp"
 #include "core/config_check.hpp"
 #include "core/select.hpp"
+#include "platform/table_load.hpp"
 
 #if OF_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
@@ -16,18 +17,46 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <new>
 
 namespace oflow {
+
+namespace {
+
+// The table of config.tuning_path, read before the plan (the selection needs it) into a
+// temporary; create copies it into the arena. Empty without a tuning_path.
+struct LoadedTemp {
+    std::unique_ptr<platform::LoadedTable> table;
+    of_status load(const of_config& cfg, const ErrorSink& err) {
+        if (!cfg.tuning_path) return OF_OK;
+        table.reset(new (std::nothrow) platform::LoadedTable);
+        if (!table) return err.fail(OF_ERR_OUT_OF_MEMORY, "of_create: cannot allocate the tuning table");
+        return load_tuning_table(cfg.tuning_path, table.get(), err);
+    }
+    const platform::BoardTable* board() const { return table ? &table->board : nullptr; }
+};
+
+} // namespace
+
+of_status select_for_config(const of_config& cfg, std::size_t context_bytes, const ErrorSink& err, Selection* out) {
+    LoadedTemp tmp;
+    of_status s = tmp.load(cfg, err);
+    if (s != OF_OK) return s;
+    return select_and_plan(cfg, context_bytes, tmp.board(), SelectFor::kCreate, err, out);
+}
 
 of_status context_create(const of_config* cfg, const ErrorSink& err, of_context** out) {
     *out = nullptr;
     of_status s = check_config(cfg, err);
     if (s != OF_OK) return s;
-    Plan plan;
-    char reason[sizeof(of_info::reason)] = {0};
-    s = select_and_plan(*cfg, sizeof(of_context), err, &plan, reason, sizeof(reason));
+    LoadedTemp tmp;
+    s = tmp.load(*cfg, err);
     if (s != OF_OK) return s;
+    Selection sel;
+    s = select_and_plan(*cfg, sizeof(of_context), tmp.board(), SelectFor::kCreate, err, &sel);
+    if (s != OF_OK) return s;
+    const Plan& plan = sel.plan;
     void* block = cfg->host_arena;
     const bool owns = block == nullptr;
     std::size_t block_bytes = plan.host_bytes;
@@ -48,13 +77,15 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         return err.fail(OF_ERR_INTERNAL, "of_create: context slot not at the arena start");
     }
     of_context* c = new (slot) of_context();
-    c->cfg = *cfg;
-    c->cfg.platform = nullptr; // not retained: the caller's string may not outlive create
+    c->cfg = sel.cfg;
+    c->cfg.platform = nullptr;    // not retained: the caller's strings may not outlive create
+    c->cfg.tuning_path = nullptr;
     c->plan = plan;
     c->block = block;
     c->owns_block = owns;
     c->error[0] = '\0';
     c->cuda = nullptr;
+    c->table = sel.table;
     for (int i = 0; i < kHostBufCount; ++i) {
         c->buf[i] = arena_buffer(plan, block, block_bytes, static_cast<HostBuf>(i));
         if (!c->buf[i]) {
@@ -64,15 +95,17 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
             return st;
         }
     }
+    if (tmp.table) { // the loaded table moves into the arena; the selection's pointer follows
+        platform::LoadedTable* kept = static_cast<platform::LoadedTable*>(c->buf[kBufTable]);
+        platform::copy_table(*tmp.table, kept);
+        if (sel.table == tmp.board()) c->table = &kept->board;
+        sel.table = c->table;
+        tmp.table.reset();
+    }
     kernel_table_init_ref(&c->kt);
     // NEON overrides the entries it vectorises; F16 arithmetic only where the CPU has it.
-    const bool f16_wanted = cfg->precision == OF_PRECISION_F16;
-    bool neon_f16 = false;
 #if OF_HAVE_NEON
-    if (plan.backend == OF_BACKEND_NEON) {
-        neon_f16 = f16_wanted && neon_has_f16_arith();
-        kernel_table_init_neon(&c->kt, neon_f16);
-    }
+    if (plan.backend == OF_BACKEND_NEON) kernel_table_init_neon(&c->kt, sel.cpu_f16);
 #endif
     selftest_hooks::apply(&c->kt); // a no-op unless a test broke a kernel on purpose
     c->presmooth = make_gaussian(cfg->presmooth_sigma);
@@ -85,41 +118,16 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         context_destroy(c);
         return st;
     }
-
-    of_info& in = c->info;
-    std::memset(&in, 0, sizeof(in));
-    in.struct_size = sizeof(of_info);
-    in.algorithm = cfg->algorithm;
-    in.backend = plan.backend;
-    in.precision = neon_f16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
-    if (plan.backend == OF_BACKEND_NEON)
-        std::snprintf(in.variant, sizeof(in.variant), "%s", neon_f16 ? "neon_f16" : "neon");
-    else
-        std::snprintf(in.variant, sizeof(in.variant), "ref");
 #if OF_HAVE_CUDA
     if (plan.backend == OF_BACKEND_CUDA) {
-        s = cuda::create(c->buf[kBufCudaState], c->buf[kBufStaging], *cfg, err, &c->cuda);
+        s = cuda::create(c->buf[kBufCudaState], c->buf[kBufStaging], c->cfg, &sel.launch, err, &c->cuda);
         if (s != OF_OK) {
             context_destroy(c);
             return s;
         }
-        in.precision = cuda::precision(c->cuda);
-        std::snprintf(in.variant, sizeof(in.variant), "%s", cuda::variant_name(c->cuda));
     }
 #endif
-    in.levels = static_cast<uint32_t>(plan.levels);
-    in.threads = cfg->threads;
-    in.host_bytes = plan.host_bytes;
-    in.device_bytes = plan.device_bytes;
-    // The note fits after at most 90 characters of the selection reason (of_info.reason: 160).
-    if (f16_wanted && in.precision != OF_PRECISION_F16 && plan.backend == OF_BACKEND_NEON)
-        std::snprintf(in.reason, sizeof(in.reason),
-                      "%.90s; F16 requested, this CPU has no FP16 vector arithmetic; runs F32", reason);
-    else if (f16_wanted && in.precision != OF_PRECISION_F16)
-        std::snprintf(in.reason, sizeof(in.reason), "%.100s; F16 requested, this path computes in F32",
-                      reason);
-    else
-        std::snprintf(in.reason, sizeof(in.reason), "%s", reason);
+    selection_info(sel, &c->info);
     *out = c;
     return OF_OK;
 }

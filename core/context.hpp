@@ -13,10 +13,15 @@ namespace oflow {
 namespace cuda {
 struct State;
 }
+namespace platform {
+struct BoardTable;
+}
 } // namespace oflow
 
 struct of_context {
-    of_config cfg;                  // validated copy; pointer fields not dereferenced later
+    of_config cfg;                  // the effective config (core/select.hpp Selection::cfg): precision
+                                    // resolved, iterations from a time budget; platform and
+                                    // tuning_path cleared (not retained)
     oflow::Plan plan;
     oflow::KernelTable kt;
     oflow::ThreadPool pool;
@@ -26,6 +31,7 @@ struct of_context {
     bool owns_block;                // allocated by the library
     void* buf[oflow::kHostBufCount];// carved buffers; buf[kBufContext] == this
     oflow::cuda::State* cuda;       // the CUDA path's state, or null
+    const oflow::platform::BoardTable* table; // the tuning table chosen (built in, or in buf[kBufTable])
     of_info info;
     mutable char error[oflow::kErrorCapacity]; // of_last_error; written by const calls too
 
@@ -34,9 +40,16 @@ struct of_context {
 
 namespace oflow {
 
+struct Selection;
+
 /// Validates cfg, plans, takes the arena, constructs the context inside it. On failure
-/// *out is null and err holds the reason.
+/// *out is null and err holds the reason. With config.tuning_path the table is read into a
+/// temporary heap object, then copied into the arena (kBufTable).
 of_status context_create(const of_config* cfg, const ErrorSink& err, of_context** out);
+
+/// What context_create selects and plans for a checked cfg (reads config.tuning_path the same
+/// way): of_query_memory's answer.
+of_status select_for_config(const of_config& cfg, std::size_t context_bytes, const ErrorSink& err, Selection* out);
 void context_destroy(of_context* ctx);
 
 } // namespace oflow

@@ -99,6 +99,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufBandSums, "band_sums", bands},
         {kBufCudaState, "cuda_state", in.cuda_state_bytes},
         {kBufStaging, "staging", in.pinned_bytes},
+        {kBufTable, "tuning_table", in.table_bytes},
     };
     static_assert(sizeof(rows) / sizeof(rows[0]) == kHostBufCount, "one row per host buffer");
     // The block start is aligned by the allocator or checked for a caller arena, so offsets

@@ -45,6 +45,7 @@ enum HostBuf : int {
     kBufBandSums,                     // one 64-byte slot per thread band (reductions)
     kBufCudaState,                    // cuda::State (CUDA backend only)
     kBufStaging,                      // pinned upload/download staging (CUDA backend only)
+    kBufTable,                        // platform::LoadedTable (only with config.tuning_path)
     kHostBufCount
 };
 
@@ -63,6 +64,7 @@ struct PlanInputs {
     std::size_t cuda_state_bytes;  // cuda::Need, zero unless CUDA
     std::size_t pinned_bytes;
     std::size_t device_bytes;
+    std::size_t table_bytes;       // sizeof(platform::LoadedTable) with config.tuning_path, else 0
 };
 
 struct Plan {

@@ -1,4 +1,9 @@
+// Selection and planning (select.hpp): table, precision, backend per level, launch defaults,
+// iterations from a time budget, and the memory plan; then what of_info says about it.
 #include "core/select.hpp"
+
+#include "platform/detect.hpp"
+#include "platform/table_load.hpp"
 
 #if OF_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
@@ -7,6 +12,7 @@
 #include "neon/kernels_neon.hpp"
 #endif
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +21,7 @@ namespace oflow {
 namespace {
 
 const char kForceVar[] = "OFLOW_FORCE_BACKEND";
+const std::uint32_t kMaxIterations = 100000; // config_check's bound
 
 // Whether CUDA can run here; why (why_len bytes) says why not.
 bool cuda_usable(char* why, std::size_t why_len) {
@@ -22,6 +29,17 @@ bool cuda_usable(char* why, std::size_t why_len) {
     return cuda::available(why, why_len);
 #else
     std::snprintf(why, why_len, "this build has no CUDA backend (OF_WITH_CUDA was OFF or nvcc was missing)");
+    return false;
+#endif
+}
+
+// Compute capability (major*10+minor) and SMs of the current CUDA device; false when none.
+bool cuda_caps(int* cc, int* sms) {
+#if OF_HAVE_CUDA
+    return cuda::device_caps(cc, sms);
+#else
+    (void)cc;
+    (void)sms;
     return false;
 #endif
 }
@@ -34,6 +52,14 @@ bool neon_usable(char* why, std::size_t why_len) {
     return false;
 #else
     std::snprintf(why, why_len, "this build has no NEON backend (not aarch64, or OF_WITH_NEON=OFF)");
+    return false;
+#endif
+}
+
+bool neon_f16_arith() {
+#if OF_HAVE_NEON
+    return neon_has_f16_arith();
+#else
     return false;
 #endif
 }
@@ -67,74 +93,265 @@ of_status requested_backend(const of_config& cfg, const ErrorSink& err, of_backe
                     "%s=\"%.40s\": unknown backend (use reference, neon, cuda or auto)", kForceVar, v);
 }
 
+// A platform name that overrides detection (resolve_table's rule): non-empty and not "auto".
+bool names_platform(const char* p) { return p && *p && std::strcmp(p, "auto") != 0; }
+
+// The table for this machine (detection only where no name decides).
+of_status resolve(const of_config& cfg, const platform::BoardTable* loaded, Selection* o, const ErrorSink& err) {
+    const platform::BoardTable* storage[16];
+    const platform::TableSet set = platform::tables_with(loaded, storage, 16);
+    const char* env = platform::platform_from_environment();
+    platform::DetectedPlatform det;
+    platform::detect_platform(nullptr, 0, 0, 0, &det);
+    // The CUDA device's facts matter only when no name and no table of the detected board decide.
+    const bool named = names_platform(env) || (!env && names_platform(cfg.platform));
+    if (!named && !platform::find_board_in(set, det.board)) {
+        int cc = 0, sms = 0;
+        if (cuda_caps(&cc, &sms)) platform::detect_platform(nullptr, cc / 10, cc % 10, sms, &det);
+    }
+    platform::Resolution r;
+    const of_status s = platform::resolve_table(set, cfg.platform, env, det, &r, err);
+    if (s != OF_OK) return s;
+    o->table = r.table;
+    o->match = r.how;
+    std::snprintf(o->table_reason, sizeof o->table_reason, "%s", r.reason);
+    return OF_OK;
+}
+
+// "auto: ..." for a backend the table chose; pp is select_paths' answer (GPU assumed present).
+void auto_reason(const Selection& o, const platform::PathPlan& pp, const char* tag, bool gpu_present,
+                 const char* cuda_why, char* out, std::size_t cap) {
+    const char* cpu = o.cpu_backend == OF_BACKEND_NEON ? "NEON" : "reference";
+    if (pp.gpu_levels == 0) { // short: an F16 note may follow (selection_info)
+        const char* file = std::strrchr(o.table->file, '/');
+        file = file ? file + 1 : o.table->file;
+        const int side = static_cast<int>(std::sqrt(static_cast<double>(pp.row->crossover_area)) + 0.5);
+        std::snprintf(out, cap, "%s: %s path: %s %s frame below the crossover %dx%d (%.40s:%d)", tag, cpu,
+                      platform::algorithm_name(pp.row->algorithm), platform::precision_name(pp.row->precision), side,
+                      side, file, pp.row->crossover_line);
+    }
+    else if (!gpu_present)
+        std::snprintf(out, cap, "%s: %s path; the table wants the GPU on %d of %d levels, but %.70s", tag, cpu,
+                      pp.gpu_levels, pp.levels, cuda_why);
+    else if (pp.gpu_levels == pp.levels)
+        std::snprintf(out, cap, "%s: %.140s", tag, pp.reason);
+    else
+        std::snprintf(out, cap, "%s: %.100s; all on CUDA: one device/frame", tag, pp.reason);
+}
+
 } // namespace
 
 ForceOverrideOff::ForceOverrideOff() : was_(t_ignore_force) { t_ignore_force = true; }
 ForceOverrideOff::~ForceOverrideOff() { t_ignore_force = was_; }
 
-of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const ErrorSink& err,
-                          Plan* plan, char* reason, std::size_t reason_len) {
-    PlanInputs in{OF_BACKEND_REFERENCE, context_bytes, 0, 0, 0};
+of_status load_tuning_table(const char* path, platform::LoadedTable* storage, const ErrorSink& err) {
+#if OF_HAVE_TINYXML2
+    return platform::load_table_file(path, storage, err);
+#else
+    (void)storage;
+    return err.fail(OF_ERR_UNSUPPORTED,
+                    "config: tuning_path \"%.80s\": this library was built without OF_WITH_TINYXML2 (no XML "
+                    "reader): use a compiled-in table (config.platform) or rebuild with -DOF_WITH_TINYXML2=ON",
+                    path);
+#endif
+}
+
+of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const platform::BoardTable* loaded,
+                          SelectFor why, const ErrorSink& err, Selection* out) {
+    Selection& o = *out;
+    std::memset(static_cast<void*>(&o), 0, sizeof o);
+    o.cfg = cfg;
     of_backend want = OF_BACKEND_AUTO;
     const char* forced = nullptr;
     of_status s = requested_backend(cfg, err, &want, &forced);
     if (s != OF_OK) return s;
-    // Who asked, for the messages: the config, or the environment variable (named with its value).
+    s = resolve(cfg, loaded, &o, err);
+    if (s != OF_OK) return s;
+
+    // Precision, and the table's row for it.
+    const of_algorithm algo = cfg.algorithm;
+    of_precision prec = cfg.precision;
+    o.precision_from_table = prec == OF_PRECISION_AUTO;
+    if (o.precision_from_table) {
+        s = platform::select_precision(*o.table, algo, OF_PRECISION_AUTO, &prec, err);
+        if (s != OF_OK) return s;
+    }
+    o.cfg.precision = prec;
+    o.row = platform::find_row(*o.table, algo, prec);
+
+    // Levels of the maximum frame, and the table's wish for each (its GPU assumed present).
+    LevelDims dims[kMaxLevels];
+    const int levels = pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
+                                    static_cast<int>(cfg.levels), cfg.scale_factor, dims);
+    std::uint64_t areas[kMaxLevels];
+    for (int l = 0; l < levels; ++l) areas[l] = static_cast<std::uint64_t>(dims[l].w) * static_cast<std::uint64_t>(dims[l].h);
+    platform::PathPlan pp;
+    std::memset(static_cast<void*>(&pp), 0, sizeof pp);
+    if (o.row || want == OF_BACKEND_AUTO) { // AUTO without a row: select_paths says what is missing
+        s = platform::select_paths(*o.table, algo, prec, areas, levels, true, &pp, err);
+        if (s != OF_OK) return s;
+        o.have_wanted = true;
+        for (int l = 0; l < kMaxLevels; ++l) o.wanted[l] = pp.path[l];
+    }
+
+    // The backend.
     char who[48];
     if (forced)
         std::snprintf(who, sizeof(who), "%s=%s", kForceVar, forced);
     else
         std::snprintf(who, sizeof(who), "config");
     const char* how = forced ? "forced by " : "requested";
-    char why[160] = {0};
+    char why_not[160] = {0};
+    char neon_why[96] = {0};
+    o.cpu_backend = neon_usable(neon_why, sizeof neon_why) ? OF_BACKEND_NEON : OF_BACKEND_REFERENCE;
+    const bool named = o.match == platform::kMatchOverride;
+    bool cuda_ok = false;
+    if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
+        cuda_ok = cuda_usable(why_not, sizeof why_not);
+        o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;
+    }
+    of_backend backend = OF_BACKEND_REFERENCE;
     switch (want) {
     case OF_BACKEND_REFERENCE:
-        std::snprintf(reason, reason_len, "reference %s%s", how, forced ? kForceVar : "");
+        std::snprintf(o.reason, sizeof o.reason, "reference %s%s", how, forced ? kForceVar : "");
         break;
     case OF_BACKEND_NEON:
-        if (!neon_usable(why, sizeof(why)))
-            return err.fail(OF_ERR_BACKEND_UNAVAILABLE, "%s: backend NEON unavailable: %s", who, why);
-        in.backend = OF_BACKEND_NEON;
-        std::snprintf(reason, reason_len, "NEON %s%s", how, forced ? kForceVar : "");
+        if (o.cpu_backend != OF_BACKEND_NEON)
+            return err.fail(OF_ERR_BACKEND_UNAVAILABLE, "%s: backend NEON unavailable: %s", who, neon_why);
+        backend = OF_BACKEND_NEON;
+        std::snprintf(o.reason, sizeof o.reason, "NEON %s%s", how, forced ? kForceVar : "");
         break;
     case OF_BACKEND_CUDA:
-        if (!cuda_usable(why, sizeof(why)))
-            return err.fail(OF_ERR_BACKEND_UNAVAILABLE, "%s: backend CUDA unavailable: %s", who, why);
-        in.backend = OF_BACKEND_CUDA;
-        std::snprintf(reason, reason_len, "CUDA %s%s", how, forced ? kForceVar : "");
+        if (!cuda_ok && !o.gpu_assumed)
+            return err.fail(OF_ERR_BACKEND_UNAVAILABLE, "%s: backend CUDA unavailable: %s", who, why_not);
+        backend = OF_BACKEND_CUDA;
+        std::snprintf(o.reason, sizeof o.reason, "CUDA %s%s", how, forced ? kForceVar : "");
         break;
     case OF_BACKEND_AUTO:
     default: {
-        // CUDA when a device is present, else NEON when built, else the reference path. (The
-        // per-size CPU/GPU crossover comes with the board tables.)
-        const char* tag = forced ? "auto (forced)" : "auto";
-        char neon_why[96] = {0};
-        if (cuda_usable(why, sizeof(why))) {
-            in.backend = OF_BACKEND_CUDA;
-            std::snprintf(reason, reason_len, "%s: CUDA device present", tag);
-        } else if (neon_usable(neon_why, sizeof(neon_why))) {
-            in.backend = OF_BACKEND_NEON;
-            std::snprintf(reason, reason_len, "%s: NEON (%s)", tag, why);
-        } else {
-            std::snprintf(reason, reason_len, "%s: reference path (%s)", tag, why);
-        }
+        const bool gpu_present = cuda_ok || o.gpu_assumed;
+        backend = gpu_present && o.wanted[0] == platform::kPathGpu ? OF_BACKEND_CUDA : o.cpu_backend;
+        auto_reason(o, pp, forced ? "auto (forced)" : "auto", gpu_present, why_not, o.reason, sizeof o.reason);
         break;
     }
     }
+    if (o.gpu_assumed && backend == OF_BACKEND_CUDA) {
+        const std::size_t n = std::strlen(o.reason);
 #if OF_HAVE_CUDA
-    if (in.backend == OF_BACKEND_CUDA) {
+        std::snprintf(o.reason + n, sizeof o.reason - n, "; GPU assumed");
+#else
+        std::snprintf(o.reason + n, sizeof o.reason - n, "; GPU assumed, CUDA not built");
+#endif
+    }
+    o.cpu_f16 = backend == OF_BACKEND_NEON && prec == OF_PRECISION_F16 && neon_f16_arith();
+
+    // CUDA launch shape: the table's defaults for the maximum frame, what the config sets wins.
+    if (backend == OF_BACKEND_CUDA) {
+        if (o.row) {
+            char quiet[kErrorCapacity];
+            platform::LaunchChoice lc;
+            of_variant v = OF_VARIANT_AUTO;
+            if (platform::select_launch(*o.table, algo, prec, areas[0], platform::variant_mask_for(cfg.variant), &lc,
+                                        ErrorSink{quiet}) == OF_OK &&
+                platform::to_of_variant(lc.row->variant, &v))
+                o.launch = cuda::LaunchDefaults{true, v, lc.row->block_w, lc.row->block_h, lc.row->rows, lc.row->depth};
+        }
+#if OF_HAVE_CUDA
+        s = cuda::resolve_tuning(o.cfg, &o.launch, &o.tuning, err);
+        if (s != OF_OK) return s;
+#else
+        cuda::default_shape(o.cfg, &o.launch, &o.tuning);
+#endif
+    }
+
+    // Iterations: the budget's, on the paths that run.
+    platform::Path run[kMaxLevels];
+    for (int l = 0; l < kMaxLevels; ++l) run[l] = backend == OF_BACKEND_CUDA ? platform::kPathGpu : platform::kPathCpu;
+    const std::uint32_t depth =
+        backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER ? static_cast<std::uint32_t>(o.tuning.depth) : 1u;
+    if (cfg.time_budget_ms > 0.0f) {
+        platform::BudgetPlan b;
+        s = platform::iterations_for_budget(*o.table, algo, prec, static_cast<double>(cfg.time_budget_ms), areas, run,
+                                            levels, cfg.warps, depth, kMaxIterations, &b, err);
+        if (s != OF_OK) return s;
+        o.cfg.iterations = b.iterations[0];
+        o.predicted_ms = b.predicted_ms;
+    } else if (o.row) {
+        o.predicted_ms = platform::frame_ms(*o.row, areas, run, levels, cfg.warps, depth, cfg.iterations);
+    }
+    o.iterations = o.cfg.iterations;
+
+    // Memory.
+    PlanInputs in{backend, context_bytes, 0, 0, 0, cfg.tuning_path ? sizeof(platform::LoadedTable) : 0};
+    o.memory_planned = true;
+    if (backend == OF_BACKEND_CUDA) {
+#if OF_HAVE_CUDA
         cuda::Need need{0, 0, 0};
-        s = cuda::plan(cfg, &need, err);
+        s = cuda::plan(o.cfg, &o.launch, &need, err);
         if (s != OF_OK) return s;
         in.cuda_state_bytes = need.state_bytes;
         in.pinned_bytes = need.pinned_bytes;
         in.device_bytes = need.device_bytes;
-    }
+#else
+        o.memory_planned = false; // only with gpu_assumed: nothing in this build could run it
 #endif
-    if (make_plan(cfg, in, plan) != OF_OK)
+    }
+    if (make_plan(o.cfg, in, &o.plan) != OF_OK)
         return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",
                         cfg.max_width, cfg.max_height);
     return OF_OK;
+}
+
+void selection_info(const Selection& s, of_info* info) {
+    of_info in;
+    std::memset(&in, 0, sizeof in);
+    in.struct_size = sizeof(of_info);
+    in.algorithm = s.cfg.algorithm;
+    const of_backend b = s.plan.backend;
+    in.backend = b;
+    const bool cuda = b == OF_BACKEND_CUDA;
+    in.precision = cuda ? s.tuning.precision : s.cpu_f16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    if (cuda)
+        std::snprintf(in.variant, sizeof in.variant, "%s", cuda::tuning_name(s.tuning));
+    else if (b == OF_BACKEND_NEON)
+        std::snprintf(in.variant, sizeof in.variant, "%s", s.cpu_f16 ? "neon_f16" : "neon");
+    else
+        std::snprintf(in.variant, sizeof in.variant, "ref");
+    in.levels = static_cast<uint32_t>(s.plan.levels);
+    in.threads = s.cfg.threads;
+    in.host_bytes = s.memory_planned ? s.plan.host_bytes : 0;
+    in.device_bytes = s.memory_planned ? s.plan.device_bytes : 0;
+    // An F16 wish the path cannot honour is noted after the reason (cut to make room for it).
+    char note[96] = "";
+    const char* asked = s.precision_from_table ? "F16 by the table" : "F16 requested";
+    if (s.cfg.precision == OF_PRECISION_F16 && in.precision != OF_PRECISION_F16)
+        std::snprintf(note, sizeof note, "; %s, %s", asked,
+                      b == OF_BACKEND_NEON ? "this CPU has no FP16 vector arithmetic; runs F32"
+                                           : "this path computes in F32");
+    const int room = static_cast<int>(sizeof in.reason - 1 - std::strlen(note));
+    std::snprintf(in.reason, sizeof in.reason, "%.*s%s", room, s.reason, note);
+    std::snprintf(in.board, sizeof in.board, "%s", s.table->name);
+    std::snprintf(in.board_match, sizeof in.board_match, "%s", platform::match_name(s.match));
+    std::snprintf(in.board_reason, sizeof in.board_reason, "%s", s.table_reason);
+    in.iterations = s.iterations;
+    in.warps = s.cfg.warps;
+    in.predicted_ms = s.predicted_ms;
+    if (cuda) {
+        in.block_width = static_cast<uint32_t>(s.tuning.bw);
+        in.block_height = static_cast<uint32_t>(s.tuning.bh);
+        in.rows_per_thread = static_cast<uint32_t>(s.tuning.rows);
+        in.fused_depth = static_cast<uint32_t>(s.tuning.depth);
+    }
+    for (int l = 0; l < s.plan.levels && l < OF_MAX_LEVELS; ++l) {
+        in.level_width[l] = static_cast<uint32_t>(s.plan.dims[l].w);
+        in.level_height[l] = static_cast<uint32_t>(s.plan.dims[l].h);
+        in.level_wanted[l] = !s.have_wanted ? OF_BACKEND_AUTO
+                             : s.wanted[l] == platform::kPathGpu ? OF_BACKEND_CUDA
+                                                                 : s.cpu_backend;
+        in.level_backend[l] = b;
+        in.level_iterations[l] = s.iterations;
+    }
+    *info = in;
 }
 
 } // namespace oflow

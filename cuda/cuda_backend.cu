@@ -146,9 +146,9 @@ bool device_caps(int* cc, int* sm_count) {
     return true;
 }
 
-of_status plan(const of_config& cfg, Need* need, const ErrorSink& err) {
+of_status plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
     Tuning t;
-    of_status s = resolve_tuning(cfg, &t, err);
+    of_status s = resolve_tuning(cfg, defaults, &t, err);
     if (s != OF_OK) return s;
     DevLayout l;
     if (make_layout(cfg, t, &l) != OF_OK)
@@ -160,12 +160,14 @@ of_status plan(const of_config& cfg, Need* need, const ErrorSink& err) {
     return OF_OK;
 }
 
-of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const ErrorSink& err, State** out) {
+of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                 const ErrorSink& err, State** out) {
     *out = nullptr;
     State* st = new (state_slot) State();
     *out = st;
     st->cfg = cfg;
     st->cfg.platform = nullptr;
+    st->cfg.tuning_path = nullptr;
     st->stream = nullptr;
     st->own_stream = false;
     st->event_ok = false;
@@ -179,7 +181,7 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     st->graph_ucur = 0;
     st->bench_w = st->bench_h = 0;
     st->bench_ucur = st->bench_pcur = 0;
-    of_status s = resolve_tuning(cfg, &st->tun, err);
+    of_status s = resolve_tuning(cfg, defaults, &st->tun, err);
     if (s != OF_OK) return s;
     if (make_layout(cfg, st->tun, &st->lay) != OF_OK)
         return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,

@@ -27,6 +27,7 @@
 #define OFLOW_CUDA_CUDA_BACKEND_HPP
 
 #include "core/status.hpp"
+#include "cuda/cuda_layout.hpp"
 #include "oflow.h"
 
 #include <cstddef>
@@ -52,16 +53,18 @@ struct Need {
     std::size_t state_bytes;  // sizeof(State), placed in the host arena
 };
 
-/// What the CUDA path needs for a validated cfg whose backend resolved to CUDA.
-of_status plan(const of_config& cfg, Need* need, const ErrorSink& err);
+/// What the CUDA path needs for a validated cfg whose backend resolved to CUDA; defaults (may be
+/// NULL) are the board table's launch defaults (cuda_layout.hpp LaunchDefaults). Pure: it does
+/// not touch the device, so it also serves of_explain on machines without one.
+of_status plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
 
 struct State;
 
 /// Constructs State in state_slot (need.state_bytes, 64-byte aligned) using pinned_slot
-/// (need.pinned_bytes, 64-byte aligned) as staging. *out is set even on failure when the
-/// state was constructed, so the caller can destroy() it.
-of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const ErrorSink& err,
-                 State** out);
+/// (need.pinned_bytes, 64-byte aligned) as staging; cfg and defaults as given to plan(). *out
+/// is set even on failure when the state was constructed, so the caller can destroy() it.
+of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                 const ErrorSink& err, State** out);
 
 /// One frame pair; arguments already validated by the API (sizes, strides, memory kinds).
 /// Writes the number of inner iterations run and the levels used.

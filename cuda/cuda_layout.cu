@@ -9,14 +9,12 @@ namespace oflow {
 namespace cuda {
 namespace {
 
-// Rows per thread of MULTI_ITER: F32 holds 8; F16x2 kMultiRowsF16 unless OFLOW_CUDA_F16_ROWS
-// names 4, 6 or 8 (a tuning knob for oflow-bench / oflow-tune, read at plan time; any other
-// value is ignored and the default kept).
-int multi_rows_override(of_precision p) {
-    if (p != OF_PRECISION_F16) return kMultiRowsF32;
+// OFLOW_CUDA_F16_ROWS: 4, 6 or 8 rows per thread for F16x2 MULTI_ITER (a tuning knob for
+// oflow-bench / oflow-tune, read at plan time); 0 when unset or any other value.
+int f16_rows_override() {
     const char* e = std::getenv("OFLOW_CUDA_F16_ROWS");
     if (e && (!std::strcmp(e, "4") || !std::strcmp(e, "6") || !std::strcmp(e, "8"))) return e[0] - '0';
-    return kMultiRowsF16;
+    return 0;
 }
 
 const std::size_t kSizeMax = std::numeric_limits<std::size_t>::max();
@@ -68,15 +66,9 @@ int dev_pyramid_dims(int w, int h, const of_config& cfg, LevelDims* dims) {
     return n;
 }
 
-of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) {
-    t->variant = cfg.variant == OF_VARIANT_AUTO ? OF_VARIANT_MULTI_ITER : cfg.variant;
-    t->precision = cfg.precision == OF_PRECISION_F16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
-    const bool multi = t->variant == OF_VARIANT_MULTI_ITER;
-    const int dw = 32, dh = 8;
-    t->bw = cfg.block_width ? static_cast<int>(cfg.block_width) : dw;
-    t->bh = cfg.block_height ? static_cast<int>(cfg.block_height) : dh;
-    const int multi_depth = t->precision == OF_PRECISION_F16 ? kMultiDepthF16 : kMultiDepthF32;
-    t->depth = multi ? (cfg.fused_depth ? static_cast<int>(cfg.fused_depth) : multi_depth) : 1;
+of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err) {
+    default_shape(cfg, defaults, t);
+    const int rows = t->rows;
     if (t->bw * t->bh > 1024)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds 1024 threads", t->bw,
                         t->bh);
@@ -94,7 +86,7 @@ of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) 
         t->shared_bytes = (bw + 1) * (bh + 1) * 8 + 2 * (bw + 2) * (bh + 2) * pair;
         break;
     case OF_VARIANT_MULTI_ITER:
-    default:
+    default: {
         // One lane per column: the block is one warp wide, block_height warps tall, and each
         // thread holds multi_rows(precision) rows.
         if (t->bw != 32 || t->bh < 1 || t->bh > multi_max_warps(t->precision))
@@ -102,7 +94,13 @@ of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) 
                             "config: MULTI_ITER block %dx%d: the width must be 32 (one lane per "
                             "column) and the height 1..%d warps",
                             t->bw, t->bh, multi_max_warps(t->precision));
-        t->rows = multi_rows_override(t->precision);
+        t->rows = t->precision == OF_PRECISION_F16 && f16_rows_override() ? f16_rows_override() : rows;
+        const bool rows_ok = t->precision == OF_PRECISION_F16 ? (t->rows == 4 || t->rows == 6 || t->rows == 8)
+                                                              : t->rows == kMultiRowsF32;
+        if (!rows_ok)
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: MULTI_ITER %s holds %s rows per thread, not %d",
+                            t->precision == OF_PRECISION_F16 ? "F16x2" : "F32",
+                            t->precision == OF_PRECISION_F16 ? "4, 6 or 8" : "8", t->rows);
         t->region_w = multi_region_w(t->precision);
         t->region_h = t->bh * t->rows;
         if (t->region_w <= 2 * t->depth || t->region_h <= 2 * t->depth)
@@ -115,22 +113,13 @@ of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err) 
         t->shared_bytes = 0; // two exchanged rows per warp, static shared memory
         break;
     }
+    }
     if (t->shared_bytes > kMaxDynamicShared)
         return err.fail(OF_ERR_INVALID_ARGUMENT,
                         "config: block %dx%d needs %zu bytes of shared memory, more than the %zu "
                         "every board allows",
                         t->bw, t->bh, t->shared_bytes, kMaxDynamicShared);
     return OF_OK;
-}
-
-const char* tuning_name(const Tuning& t) {
-    const bool h = t.precision == OF_PRECISION_F16;
-    switch (t.variant) {
-    case OF_VARIANT_GLOBAL: return h ? "cuda-global-f16x2" : "cuda-global-f32";
-    case OF_VARIANT_FUSED: return h ? "cuda-fused-f16x2" : "cuda-fused-f32";
-    case OF_VARIANT_MULTI_ITER:
-    default: return h ? "cuda-multi-iter-f16x2" : "cuda-multi-iter-f32";
-    }
 }
 
 of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {

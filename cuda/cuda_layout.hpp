@@ -60,12 +60,52 @@ struct Tuning {
     std::size_t shared_bytes; // dynamic shared memory per block of the iteration kernel
 };
 
-/// Defaults (AUTO -> MULTI_ITER, F32; blocks 32x8 for GLOBAL and FUSED, 32x8 warps x 8 rows with
-/// depth 4 for MULTI_ITER) and checks of the launch shape (threads, shared memory, depth vs block).
-of_status resolve_tuning(const of_config& cfg, Tuning* t, const ErrorSink& err);
+/// Launch defaults a board table gives (platform::select_launch for the size bucket of the
+/// maximum frame, core/select.cpp): they fill what the config leaves open (variant AUTO,
+/// block_width / block_height / fused_depth 0). has == false: no table row applies, and the
+/// built-in defaults hold.
+struct LaunchDefaults {
+    bool has;
+    of_variant variant; // GLOBAL, FUSED or MULTI_ITER
+    int bw, bh;         // thread block
+    int rows;           // MULTI_ITER rows per thread (F32 8; F16x2 4, 6 or 8); else 1
+    int depth;          // MULTI_ITER iterations per launch; else 1
+};
+
+/// The launch shape before resolve_tuning's checks: each of variant, block, depth and rows from
+/// the config where it sets one, else from the table's defaults (when they are for the variant
+/// the config asks for), else built in (AUTO -> MULTI_ITER; blocks 32x8; MULTI_ITER F32 8 rows
+/// depth 4, F16x2 6 rows depth 7). Precision F16 when the config says F16, else F32. Sets
+/// variant, precision, bw, bh, depth and rows only; ignores OFLOW_CUDA_F16_ROWS. Plain inline
+/// code, so core/ can show a launch shape (of_explain) in builds without CUDA.
+inline void default_shape(const of_config& cfg, const LaunchDefaults* d, Tuning* t) {
+    t->variant = cfg.variant != OF_VARIANT_AUTO ? cfg.variant : (d && d->has ? d->variant : OF_VARIANT_MULTI_ITER);
+    t->precision = cfg.precision == OF_PRECISION_F16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    const bool table = d && d->has && d->variant == t->variant;
+    const bool multi = t->variant == OF_VARIANT_MULTI_ITER;
+    t->bw = cfg.block_width ? static_cast<int>(cfg.block_width) : (table ? d->bw : 32);
+    t->bh = cfg.block_height ? static_cast<int>(cfg.block_height) : (table ? d->bh : 8);
+    const int multi_depth = t->precision == OF_PRECISION_F16 ? kMultiDepthF16 : kMultiDepthF32;
+    t->depth = !multi ? 1 : cfg.fused_depth ? static_cast<int>(cfg.fused_depth) : (table ? d->depth : multi_depth);
+    t->rows = !multi ? 1 : table ? d->rows : multi_rows(t->precision);
+}
+
+/// default_shape, then OFLOW_CUDA_F16_ROWS (4, 6 or 8: a tuning knob for oflow-bench and
+/// oflow-tune, read at plan time; it wins over the table) and the checks of the launch shape
+/// (threads, shared memory, depth vs block, MULTI_ITER rows). defaults may be NULL.
+of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
 
 /// "cuda-global-f32", "cuda-fused-f16x2", "cuda-multi-iter-f32", ...
-const char* tuning_name(const Tuning& t);
+inline const char* variant_label(of_variant v, of_precision p) {
+    const bool h = p == OF_PRECISION_F16;
+    switch (v) {
+    case OF_VARIANT_GLOBAL: return h ? "cuda-global-f16x2" : "cuda-global-f32";
+    case OF_VARIANT_FUSED: return h ? "cuda-fused-f16x2" : "cuda-fused-f32";
+    case OF_VARIANT_MULTI_ITER:
+    default: return h ? "cuda-multi-iter-f16x2" : "cuda-multi-iter-f32";
+    }
+}
+inline const char* tuning_name(const Tuning& t) { return variant_label(t.variant, t.precision); }
 
 /// Row pitch of every device plane of width w, in elements (of whatever type): a multiple of
 /// 64, so rows of float, float2 and half2 planes all start 256-byte aligned.

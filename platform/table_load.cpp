@@ -47,7 +47,8 @@ const char* const kBoardAttrs[] = {"name", "title", "cc", "sms", "regs_per_block
 const char* const kAlgorithmAttrs[] = {"name", "auto_precision", "source", nullptr};
 const char* const kPrecisionAttrs[] = {"name", nullptr};
 const char* const kCrossoverAttrs[] = {"area", "per_level", "source", nullptr};
-const char* const kPathAttrs[] = {"kind", "arith", "ns_per_it_px", "warn", "fail", "source", nullptr};
+const char* const kPathAttrs[] = {"kind", "arith", "ns_per_it_px", "warn", "fail", "frame_us", "frame_ns_per_px",
+                                  "launch_us", "source", nullptr};
 const char* const kLaunchAttrs[] = {"variant", "bucket", "rank", "block_w", "block_h", "rows",
                                     "grid", "depth", "source", nullptr};
 
@@ -105,6 +106,7 @@ class Parser {
     of_status whole_int(const XMLElement* e, const char* name, int lo, int hi, int* value);
     of_status real(const XMLElement* e, const char* name, double lo, bool lo_open, double hi,
                    double* value);
+    of_status optional_real(const XMLElement* e, const char* name, double lo, double hi, double* value);
     of_status board(const XMLElement* e);
     of_status algorithm(const XMLElement* e);
     of_status precision(const XMLElement* e, of_algorithm algo, const char* algo_name, TuningRow* row);
@@ -276,6 +278,13 @@ of_status Parser::real(const XMLElement* e, const char* name, double lo, bool lo
     return OF_OK;
 }
 
+// An optional attribute: absent is 0 (the schema's "not modelled"); present, a decimal in [lo, hi].
+of_status Parser::optional_real(const XMLElement* e, const char* name, double lo, double hi, double* value) {
+    *value = 0.0;
+    if (!e->Attribute(name)) return OF_OK;
+    return real(e, name, lo, false, hi, value);
+}
+
 of_status Parser::board(const XMLElement* e) {
     BoardTable& b = out_->board;
     of_status s = attributes_only(e, kBoardAttrs);
@@ -320,11 +329,14 @@ of_status Parser::board(const XMLElement* e) {
 
 of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool* seen) {
     int arith = 0;
-    double ns = 0, warn = 0, fail_at = 0;
+    double ns = 0, warn = 0, fail_at = 0, frame_us = 0, frame_px = 0, launch_us = 0;
     of_status s = choice(e, "arith", kPrecisions, &arith);
     if (s == OF_OK) s = real(e, "ns_per_it_px", 0.0, true, 1e6, &ns);
     if (s == OF_OK) s = real(e, "warn", 1.0, false, 1000.0, &warn);
     if (s == OF_OK) s = real(e, "fail", 1.0, false, 1000.0, &fail_at);
+    if (s == OF_OK) s = optional_real(e, "frame_us", 0.0, 1e7, &frame_us);
+    if (s == OF_OK) s = optional_real(e, "frame_ns_per_px", 0.0, 1e6, &frame_px);
+    if (s == OF_OK) s = optional_real(e, "launch_us", 0.0, 1e6, &launch_us);
     if (s != OF_OK) return s;
     const int line = e->GetLineNum();
     if (arith == OF_PRECISION_F16 && p == OF_PRECISION_F32)
@@ -338,6 +350,9 @@ of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool
     cost->ns_per_it_px = ns;
     cost->warn = warn;
     cost->fail = fail_at;
+    cost->frame_us = frame_us;
+    cost->frame_ns_per_px = frame_px;
+    cost->launch_us = launch_us;
     cost->line = line;
     return text_field(e, "source", kMaxSource, &cost->source);
 }

@@ -31,7 +31,8 @@ const int kMaxTableRows = 2 * kMaxTableAlgorithms;       // x F32, F16
 const int kMaxTableLaunches = kMaxTableRows * kBucketCount * kVariantCount; // (variant, bucket) unique
 const std::size_t kMaxTableText = 48 * 1024;             // names, titles, sources, file name
 
-/// A table read from XML; board points into the arrays below (do not copy the struct).
+/// A table read from XML; board points into the arrays below (do not copy the struct: use
+/// copy_table()).
 struct LoadedTable {
     BoardTable board;
     AlgorithmDefaults algorithms[kMaxTableAlgorithms];
@@ -47,6 +48,10 @@ of_status parse_table_text(const char* xml, std::size_t len, const char* file, L
 
 /// Reads and validates the file at path (messages and board.file use path as given).
 of_status load_table_file(const char* path, LoadedTable* out, const ErrorSink& err);
+
+/// Copies a loaded table to another place (e.g. from a temporary into a context's arena) and
+/// points every pointer of the copy into the copy. No allocation; `to` must not overlap `from`.
+void copy_table(const LoadedTable& from, LoadedTable* to);
 
 } // namespace platform
 } // namespace oflow

@@ -62,7 +62,7 @@ of_status need_row(const BoardTable& t, of_algorithm a, of_precision p, const Tu
     if (*out) return OF_OK;
     char have[96];
     list_rows(t, have, sizeof have);
-    return err.fail(OF_ERR_UNSUPPORTED, "%s: table %s has no row for %s %s (it has: %s)", t.file, t.name,
+    return err.fail(OF_ERR_UNSUPPORTED, "%s:%d: table %s has no row for %s %s (it has: %s)", t.file, t.line, t.name,
                     algorithm_name(a), precision_name(p), have);
 }
 
@@ -247,11 +247,20 @@ of_status select_paths(const BoardTable& t, of_algorithm a, of_precision p,
         std::snprintf(out->reason, sizeof out->reason,
                       "%s %s: every level on the CPU (frame below the crossover %dx%d, %s:%d)",
                       algorithm_name(a), precision_name(p), side, side, tail, row->crossover_line);
-    else
+    else {
+        char gpu[24], cpu[16];
+        if (out->gpu_levels == 1)
+            std::snprintf(gpu, sizeof gpu, "level 0");
+        else
+            std::snprintf(gpu, sizeof gpu, "levels 0-%d", out->gpu_levels - 1);
+        if (out->gpu_levels == levels - 1)
+            std::snprintf(cpu, sizeof cpu, "%d", levels - 1);
+        else
+            std::snprintf(cpu, sizeof cpu, "%d-%d", out->gpu_levels, levels - 1);
         std::snprintf(out->reason, sizeof out->reason,
-                      "%s %s: levels 0-%d on the GPU, %d-%d on the CPU (crossover %dx%d per level, %s:%d)",
-                      algorithm_name(a), precision_name(p), out->gpu_levels - 1, out->gpu_levels, levels - 1,
-                      side, side, tail, row->crossover_line);
+                      "%s %s: %s on the GPU, %s on the CPU (crossover %dx%d per level, %s:%d)", algorithm_name(a),
+                      precision_name(p), gpu, cpu, side, side, tail, row->crossover_line);
+    }
     return OF_OK;
 }
 
@@ -279,11 +288,51 @@ of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std
     return OF_OK;
 }
 
+namespace {
+
+// frame_ms() in ns, split into the part fixed per frame and the part per iteration count.
+struct FrameModel {
+    double fixed_ns;     // frame_us, frame_ns_per_px * area_0
+    double per_it_ns;    // warps * sum_l area_l * ns_per_it_px(path_l)
+    double gpu_launch_ns; // warps * sum over GPU levels of launch_us
+    double cpu_launch_ns; // warps * sum over CPU levels of launch_us (one launch per iteration)
+    std::uint32_t depth;
+
+    double at(std::uint32_t n) const {
+        const double launches = static_cast<double>((static_cast<std::uint64_t>(n) + depth - 1) / depth);
+        return fixed_ns + static_cast<double>(n) * (per_it_ns + cpu_launch_ns) + launches * gpu_launch_ns;
+    }
+};
+
+FrameModel model_of(const TuningRow& row, const std::uint64_t* areas, const Path* paths, int levels,
+                    std::uint32_t warps, std::uint32_t gpu_depth) {
+    FrameModel m{0.0, 0.0, 0.0, 0.0, gpu_depth ? gpu_depth : 1u};
+    const PathCost& first = row.path[paths[0]];
+    m.fixed_ns = first.frame_us * 1e3 + first.frame_ns_per_px * static_cast<double>(areas[0]);
+    for (int l = 0; l < levels; ++l) {
+        const PathCost& c = row.path[paths[l]];
+        m.per_it_ns += static_cast<double>(areas[l]) * c.ns_per_it_px;
+        (paths[l] == kPathGpu ? m.gpu_launch_ns : m.cpu_launch_ns) += c.launch_us * 1e3;
+    }
+    const double w = static_cast<double>(warps);
+    m.per_it_ns *= w;
+    m.gpu_launch_ns *= w;
+    m.cpu_launch_ns *= w;
+    return m;
+}
+
+} // namespace
+
+double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
+                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations) {
+    return model_of(row, level_areas, level_paths, levels, warps, gpu_depth).at(iterations) * 1e-6;
+}
+
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
-                                std::uint32_t max_iterations, BudgetPlan* out,
-                                const ErrorSink& err) {
+                                std::uint32_t gpu_depth, std::uint32_t max_iterations,
+                                BudgetPlan* out, const ErrorSink& err) {
     const TuningRow* row = nullptr;
     of_status s = need_row(t, a, p, &row, err);
     if (s != OF_OK) return s;
@@ -294,28 +343,48 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
         return err.fail(OF_ERR_INVALID_ARGUMENT, "time_budget_ms %g: must be finite and > 0", budget_ms);
     if (warps < 1) return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: warps 0: must be >= 1");
     if (max_iterations < 1) return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: max_iterations 0: must be >= 1");
-    double ns_per_iteration = 0.0; // one inner iteration on every level, all warps
-    for (int l = 0; l < levels; ++l) {
-        const Path path = level_paths[l];
-        if (path != kPathCpu && path != kPathGpu)
+    for (int l = 0; l < levels; ++l)
+        if (level_paths[l] != kPathCpu && level_paths[l] != kPathGpu)
             return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: level %d: path %d is neither cpu nor gpu", l,
-                            static_cast<int>(path));
-        ns_per_iteration += static_cast<double>(level_areas[l]) * row->path[path].ns_per_it_px;
-    }
-    ns_per_iteration *= static_cast<double>(warps);
+                            static_cast<int>(level_paths[l]));
+    const FrameModel m = model_of(*row, level_areas, level_paths, levels, warps, gpu_depth);
     const double budget_ns = budget_ms * 1e6;
-    const double fit = std::floor(budget_ns / ns_per_iteration);
-    if (fit < 1.0)
+    if (m.at(1) > budget_ns) {
+        if (m.fixed_ns > 0.0)
+            return err.fail(OF_ERR_INVALID_ARGUMENT,
+                            "time_budget_ms %g buys no iteration: a frame with one iteration on each of %d levels x "
+                            "%u warps costs %.3g ms (%.3g ms of it fixed; %s:%d)",
+                            budget_ms, levels, warps, m.at(1) * 1e-6, m.fixed_ns * 1e-6, t.file,
+                            row->path[level_paths[0]].line);
         return err.fail(OF_ERR_INVALID_ARGUMENT,
                         "time_budget_ms %g buys no iteration: one iteration on each of %d levels x %u warps "
                         "costs %.3g ms (%s:%d)",
-                        budget_ms, levels, warps, ns_per_iteration * 1e-6, t.file, row->line);
-    const double capped = fit > static_cast<double>(max_iterations) ? static_cast<double>(max_iterations) : fit;
-    const std::uint32_t n = static_cast<std::uint32_t>(capped);
+                        budget_ms, levels, warps, m.at(1) * 1e-6, t.file, row->line);
+    }
+    // Largest n with at(n) <= budget: at() never decreases with n.
+    std::uint32_t lo = 1, hi = max_iterations;
+    if (m.at(hi) <= budget_ns) lo = hi;
+    while (lo < hi) {
+        const std::uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (m.at(mid) <= budget_ns)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
     out->levels = levels;
-    for (int l = 0; l < kMaxLevels; ++l) out->iterations[l] = l < levels ? n : 0;
-    out->predicted_ms = capped * ns_per_iteration * 1e-6;
+    for (int l = 0; l < kMaxLevels; ++l) out->iterations[l] = l < levels ? lo : 0;
+    out->predicted_ms = m.at(lo) * 1e-6;
+    out->fixed_ms = m.fixed_ns * 1e-6;
     return OF_OK;
+}
+
+of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
+                                double budget_ms, const std::uint64_t* level_areas,
+                                const Path* level_paths, int levels, std::uint32_t warps,
+                                std::uint32_t max_iterations, BudgetPlan* out,
+                                const ErrorSink& err) {
+    return iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, warps, 1u, max_iterations,
+                                 out, err);
 }
 
 of_status check_timing(const BoardTable& t, of_algorithm a, of_precision p, Path path,

@@ -64,13 +64,19 @@ std::uint64_t bucket_max_area(Bucket b);
 const int kMultiIterRegistersPerThread = 128;
 
 /// Expected speed of one path for one algorithm x precision, and the self-test's tolerance.
+/// The three per-frame terms are optional in the XML (absent: 0, "not modelled"); with them the
+/// time-budget model covers a whole frame, not only the inner iterations (frame_ms()).
 struct PathCost {
-    of_precision arith;  // what the path computes in (F32 where the hardware has no F16)
-    double ns_per_it_px; // expected ns per inner iteration per pixel on large frames
-    double warn;         // self-test: warn when measured > warn x expected (>= 1)
-    double fail;         // self-test: fail when measured > fail x expected (> warn)
-    const char* source;  // where the number came from
-    int line;            // of its <path> element
+    of_precision arith;     // what the path computes in (F32 where the hardware has no F16)
+    double ns_per_it_px;    // expected ns per inner iteration per pixel on large frames
+    double warn;            // self-test: warn when measured > warn x expected (>= 1)
+    double fail;            // self-test: fail when measured > fail x expected (> warn)
+    double frame_us;        // fixed cost of one frame in us (uploads, set-up); 0 = not modelled
+    double frame_ns_per_px; // per pixel of level 0, once per frame (pyramids, warps, copies); 0 = not modelled
+    double launch_us;       // per launch of the iteration kernel on one level and warp (a launch runs
+                            // up to `depth` iterations; the CPU path counts one per iteration); 0 = not modelled
+    const char* source;     // where the numbers came from
+    int line;               // of its <path> element
 };
 
 /// One launch shape of one variant in one size bucket.
@@ -223,16 +229,32 @@ struct LaunchChoice {
 of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std::uint64_t area,
                         unsigned variant_mask, LaunchChoice* out, const ErrorSink& err);
 
+/// The time model of one frame (ms) with `iterations` inner iterations per warp on every level:
+///   frame_us*1e3 + frame_ns_per_px*area_0                      (level 0's path: once per frame)
+///   + warps * sum_l [ iterations * area_l * ns_per_it_px(path_l)
+///                     + launches_l * launch_us(path_l)*1e3 ]   (all in ns, then * 1e-6)
+/// launches_l = ceil(iterations / gpu_depth) on GPU levels (the launches cuda_frame.cu makes:
+/// at most gpu_depth iterations each), `iterations` on CPU levels. Terms a table leaves out count
+/// 0, so a table with ns_per_it_px alone models the inner iterations only. Inputs must be valid
+/// (iterations_for_budget checks them); gpu_depth 0 counts as 1.
+double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
+                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations);
+
 /// Inner iterations per level and warp that fit a time budget: the same count on every level
-/// (the seeds' schedule), from the expected ns/iteration/pixel of each level's path:
-///   iterations = floor(budget / (warps * sum_l area_l * ns(path_l))), at most max_iterations.
-/// Only the inner iterations are modelled (pyramid, warps and copies are not). A budget that
-/// does not buy one iteration is OF_ERR_INVALID_ARGUMENT saying what one iteration costs.
+/// (the seeds' schedule), the largest n in 1..max_iterations with frame_ms(n) <= budget_ms.
+/// A budget that does not buy one iteration is OF_ERR_INVALID_ARGUMENT saying what a frame with
+/// one iteration costs. The overload without gpu_depth counts one launch per iteration.
 struct BudgetPlan {
     int levels;
     std::uint32_t iterations[kMaxLevels];
-    double predicted_ms; // of the inner iterations at that count
+    double predicted_ms; // frame_ms at that count
+    double fixed_ms;     // the part of it that does not depend on the iterations
 };
+of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
+                                double budget_ms, const std::uint64_t* level_areas,
+                                const Path* level_paths, int levels, std::uint32_t warps,
+                                std::uint32_t gpu_depth, std::uint32_t max_iterations,
+                                BudgetPlan* out, const ErrorSink& err);
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,

@@ -172,15 +172,20 @@ const CfgCase kCfgCases[] = {
     {"backend 4", [](of_config& c) { set_raw(c.backend, 4); }, OF_ERR_INVALID_ARGUMENT},
     {"backend 99", [](of_config& c) { set_raw(c.backend, 99); }, OF_ERR_INVALID_ARGUMENT},
     {"precision 3", [](of_config& c) { set_raw(c.precision, 3); }, OF_ERR_INVALID_ARGUMENT},
-    {"time_budget_ms 5", [](of_config& c) { c.time_budget_ms = 5.0f; }, OF_ERR_UNSUPPORTED},
+    {"time_budget_ms -1", [](of_config& c) { c.time_budget_ms = -1.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"time_budget_ms NaN", [](of_config& c) { c.time_budget_ms = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"time_budget_ms inf", [](of_config& c) { c.time_budget_ms = std::numeric_limits<float>::infinity(); }, OF_ERR_INVALID_ARGUMENT},
+    // a budget that buys no iteration (the table's model: tests/platform/explain.cpp)
+    {"time_budget_ms 1e-6", [](of_config& c) { c.time_budget_ms = 1e-6f; }, OF_ERR_INVALID_ARGUMENT},
     {"variant 4", [](of_config& c) { set_raw(c.variant, 4); }, OF_ERR_INVALID_ARGUMENT},
     {"variant 99", [](of_config& c) { set_raw(c.variant, 99); }, OF_ERR_INVALID_ARGUMENT},
     {"block_width 1025", [](of_config& c) { c.block_width = 1025; }, OF_ERR_INVALID_ARGUMENT},
     {"block 64x32", [](of_config& c) { c.block_width = 64; c.block_height = 32; }, OF_ERR_INVALID_ARGUMENT},
     {"block 65536x65536", [](of_config& c) { c.block_width = 65536; c.block_height = 65536; }, OF_ERR_INVALID_ARGUMENT},
     {"fused_depth 17", [](of_config& c) { c.fused_depth = 17; }, OF_ERR_INVALID_ARGUMENT},
-    // oflow.h: a non-NULL platform is OF_ERR_UNSUPPORTED until the board tables exist.
-    {"platform \"nano\"", [](of_config& c) { c.platform = "nano"; }, OF_ERR_UNSUPPORTED},
+    // oflow.h: a platform no table has is OF_ERR_INVALID_ARGUMENT (known names: tests/platform/explain.cpp).
+    {"platform \"bogus\"", [](of_config& c) { c.platform = "bogus"; }, OF_ERR_INVALID_ARGUMENT},
+    {"platform \"Xavier\"", [](of_config& c) { c.platform = "Xavier"; }, OF_ERR_INVALID_ARGUMENT},
 };
 
 of_config base_cfg(of_pixel_format fmt = OF_PIXEL_U8) {
@@ -209,6 +214,16 @@ void expect_cfg_error(const of_config& c, of_status want, const char* what) {
     CHECK_MSG(ctx == nullptr, "create(%s): *out not set to NULL", what);
     CHECK_MSG(nonempty(of_last_error(nullptr)), "create(%s): empty message", what);
     if (s == OF_OK && ctx != nullptr && ctx != reinterpret_cast<of_context*>(&m)) of_destroy(ctx);
+
+    // of_explain answers the same and writes nothing.
+    of_info info;
+    std::memset(&info, 0x3C, sizeof info);
+    info.struct_size = sizeof info;
+    const of_info info_copy = info;
+    s = of_explain(&c, &info);
+    CHECK_MSG(s == want, "explain(%s): got %s, want %s", what, st(s), st(want));
+    CHECK_MSG(std::memcmp(&info, &info_copy, sizeof info) == 0, "explain(%s) wrote to *info", what);
+    CHECK_MSG(nonempty(of_last_error(nullptr)), "explain(%s): empty message", what);
 }
 
 void test_config_errors() {
@@ -775,6 +790,50 @@ void test_info() {
     CHECK(std::memchr(info.variant, '\0', sizeof info.variant) != nullptr);
     CHECK(std::memchr(info.reason, '\0', sizeof info.reason) != nullptr);
     CHECK(info.variant[0] != '\0');
+    // The table and the selection (of_info's appended fields).
+    CHECK(info.board[0] != '\0' && info.board_match[0] != '\0' && info.board_reason[0] != '\0');
+    CHECK(info.iterations == c.iterations && info.warps == c.warps);
+    for (uint32_t l = 0; l < OF_MAX_LEVELS; ++l) {
+        const bool used = l < info.levels;
+        CHECK(used == (info.level_width[l] != 0 && info.level_height[l] != 0));
+        CHECK(info.level_backend[l] == (used ? info.backend : OF_BACKEND_AUTO));
+        CHECK(info.level_iterations[l] == (used ? c.iterations : 0u));
+    }
+    CHECK(info.level_width[0] == c.max_width && info.level_height[0] == c.max_height);
+    CHECK(cpu_path == (info.block_width == 0 && info.fused_depth == 0));
+
+    // of_explain says exactly what of_get_info says of a fresh context.
+    of_info ex;
+    std::memset(&ex, 0x55, sizeof ex);
+    ex.struct_size = sizeof ex;
+    CHECK_STATUS(of_explain(&c, &ex), OF_OK, "explain(info config)");
+    CHECK(ex.backend == info.backend && ex.precision == info.precision && ex.algorithm == info.algorithm);
+    CHECK(ex.levels == info.levels && ex.threads == info.threads);
+    CHECK(ex.host_bytes == info.host_bytes && ex.device_bytes == info.device_bytes);
+    CHECK(ex.last_width == 0 && ex.last_height == 0 && ex.last_levels == 0 && ex.last_iterations == 0);
+    CHECK(std::strcmp(ex.variant, info.variant) == 0);
+    CHECK_MSG(std::strcmp(ex.reason, info.reason) == 0, "explain \"%s\" vs info \"%s\"", ex.reason, info.reason);
+    CHECK(std::strcmp(ex.board, info.board) == 0 && std::strcmp(ex.board_match, info.board_match) == 0);
+    CHECK(std::strcmp(ex.board_reason, info.board_reason) == 0);
+    CHECK(ex.iterations == info.iterations && ex.warps == info.warps && ex.predicted_ms == info.predicted_ms);
+    CHECK(ex.block_width == info.block_width && ex.block_height == info.block_height &&
+          ex.rows_per_thread == info.rows_per_thread && ex.fused_depth == info.fused_depth);
+    CHECK(std::memcmp(ex.level_width, info.level_width, sizeof ex.level_width) == 0);
+    CHECK(std::memcmp(ex.level_height, info.level_height, sizeof ex.level_height) == 0);
+    CHECK(std::memcmp(ex.level_wanted, info.level_wanted, sizeof ex.level_wanted) == 0);
+    CHECK(std::memcmp(ex.level_backend, info.level_backend, sizeof ex.level_backend) == 0);
+    CHECK(std::memcmp(ex.level_iterations, info.level_iterations, sizeof ex.level_iterations) == 0);
+    // ... and checks its own arguments
+    CHECK_STATUS(of_explain(&c, nullptr), OF_ERR_NULL_POINTER, "explain(NULL info)");
+    CHECK_STATUS(of_explain(nullptr, &ex), OF_ERR_NULL_POINTER, "explain(NULL cfg)");
+    for (uint32_t bs : bad_sizes) {
+        std::memset(&ex, 0x77, sizeof ex);
+        ex.struct_size = bs;
+        const of_info copy = ex;
+        CHECK_STATUS(of_explain(&c, &ex), OF_ERR_STRUCT_SIZE, "explain(bad struct_size)");
+        CHECK(std::memcmp(&ex, &copy, sizeof ex) == 0);
+        CHECK(nonempty(of_last_error(nullptr)));
+    }
 
     Pair p = synth_pair(oflow::synth::Case::Translation, 40, 30, 2);
     FramePair fp = frames_of(p, OF_PIXEL_U8);

@@ -54,6 +54,13 @@ int main(void) {
     cfg.max_height = 12;
     cfg.backend = OF_BACKEND_REFERENCE;
     cfg.iterations = 20;
+    {
+        of_info info;
+        memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        C_CHECK(of_explain(&cfg, &info) == OF_OK);
+        C_CHECK(info.backend != OF_BACKEND_AUTO && info.level_width[0] == 16 && info.board[0] != '\0');
+    }
     rc = of_create(&cfg, &ctx);
     C_CHECK(rc == OF_OK);
     if (rc != OF_OK) {

@@ -22,6 +22,8 @@ static size_t header_layout_cxx(size_t* out, size_t cap) {
     PUT(offsetof(of_config, lk));
     PUT(offsetof(of_config, host_arena));
     PUT(offsetof(of_config, platform));
+    PUT(offsetof(of_config, fused_depth));
+    PUT(offsetof(of_config, tuning_path));
     PUT(sizeof(of_memory));
     PUT(offsetof(of_memory, device_alignment));
     PUT(sizeof(of_image));
@@ -35,6 +37,16 @@ static size_t header_layout_cxx(size_t* out, size_t cap) {
     PUT(offsetof(of_info, last_iterations));
     PUT(offsetof(of_info, variant));
     PUT(offsetof(of_info, reason));
+    PUT(offsetof(of_info, board));
+    PUT(offsetof(of_info, board_match));
+    PUT(offsetof(of_info, board_reason));
+    PUT(offsetof(of_info, iterations));
+    PUT(offsetof(of_info, predicted_ms));
+    PUT(offsetof(of_info, block_width));
+    PUT(offsetof(of_info, level_width));
+    PUT(offsetof(of_info, level_wanted));
+    PUT(offsetof(of_info, level_backend));
+    PUT(offsetof(of_info, level_iterations));
     PUT(sizeof(of_status));
     PUT(sizeof(of_algorithm));
     return n;

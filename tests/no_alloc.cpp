@@ -5,6 +5,7 @@
 // frames at and below the maximum (down to 1x1), planar and interleaved output, and failing
 // calls (their messages are formatted without allocating too), plus of_get_info and
 // of_last_error. The first offending allocation is printed with an addr2line command.
+// of_explain allocates nothing at all (without a tuning_path).
 #include "alloc_counter.hpp"
 #include "test_util.hpp"
 
@@ -146,10 +147,36 @@ void test_counter_sanity() {
     }
 }
 
+// of_explain: no allocation, for a named platform (its GPU assumed) and for detection. The first
+// call of each kind runs unarmed: the CUDA runtime sets itself up once per process.
+void test_explain() {
+    const char* platforms[] = {"xavier", "generic", nullptr};
+    const of_backend backends[] = {OF_BACKEND_REFERENCE, OF_BACKEND_AUTO};
+    for (const char* p : platforms)
+        for (of_backend b : backends) {
+            of_config c = tvl1_config(1920, 1080);
+            c.platform = p;
+            c.backend = b;
+            c.time_budget_ms = 50.0f;
+            of_info info;
+            std::memset(&info, 0, sizeof info);
+            info.struct_size = sizeof info;
+            const of_status warm = of_explain(&c, &info);
+            alloc::Scope scope;
+            const of_status s = of_explain(&c, &info);
+            const long n = scope.count();
+            CHECK_MSG(s == warm, "explain(%s, backend %d): %d then %d", p ? p : "detect", static_cast<int>(b),
+                      static_cast<int>(warm), static_cast<int>(s));
+            CHECK_MSG(n == 0, "explain(%s, backend %d): %ld allocations", p ? p : "detect", static_cast<int>(b), n);
+            if (n != 0) alloc::print_first("of_explain");
+        }
+}
+
 } // namespace
 
 int main() {
     test_counter_sanity();
+    test_explain();
     const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_U16, OF_PIXEL_F32};
     const uint32_t threads[] = {1, 2};
     for (of_pixel_format f : fmts)

@@ -15,6 +15,7 @@
 //
 // Usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
 //                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS] ...] (launch shapes at N x N only)
+//                    [--budget MS[,MS...]] (time_budget_ms at 1920x1080: ms/frame, iterations, EPE)
 #include "oflow.h"
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 
 #if OF_BENCH_CUDA
 #include "core/context.hpp"
+#include "core/synth.hpp"
 #include "cuda/cuda_bench.hpp"
 
 #include <cuda_runtime_api.h>
@@ -41,6 +43,7 @@ struct Opts {
     bool sweep = false;
     const char* json = nullptr;
     int shapes_at = 0;               // --shapes N: only the shapes below at N x N (and the baseline)
+    std::vector<double> budgets;     // --budget MS[,MS...]: time-budget rows only (1920x1080)
     std::vector<std::string> shapes; // --shape VARIANT,PREC,BH,DEPTH[,F16ROWS]
 };
 
@@ -390,6 +393,119 @@ int run_shapes(const Opts& o, double copy_gbps) {
     return 0;
 }
 
+// --budget MS,...: config.time_budget_ms at 1920x1080 (levels 3, factor 0.5, 1 warp, the
+// iterations chosen by the library from the board table), CUDA, F32 and F16, U8 device frames
+// of the rotation-zoom pair of core/synth.hpp: measured ms/frame (CUDA events, median of 7
+// batches of 5 frames) against the budget, iterations chosen, and EPE against the exact flow.
+int run_budgets(const Opts& o) {
+    const int w = 1920, h = 1080;
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    std::vector<float> i0(n), i1(n), gu(n), gv(n);
+    oflow::synth::generate(oflow::synth::Case::RotationZoom, w, h, 7u, i0.data(), i1.data(), gu.data(), gv.data(), w);
+    std::vector<unsigned char> f0(n), f1(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        f0[i] = static_cast<unsigned char>(std::lround(i0[i]));
+        f1[i] = static_cast<unsigned char>(std::lround(i1[i]));
+    }
+    void *d0 = nullptr, *d1 = nullptr, *du = nullptr, *dv = nullptr;
+    if (!cuda_ok(cudaMalloc(&d0, n), "cudaMalloc") || !cuda_ok(cudaMalloc(&d1, n), "cudaMalloc") ||
+        !cuda_ok(cudaMalloc(&du, n * 4), "cudaMalloc") || !cuda_ok(cudaMalloc(&dv, n * 4), "cudaMalloc"))
+        return 1;
+    cudaMemcpy(d0, f0.data(), n, cudaMemcpyHostToDevice);
+    cudaMemcpy(d1, f1.data(), n, cudaMemcpyHostToDevice);
+    cudaStream_t stream = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    std::printf("\ntime budget: 1920x1080 rotation-zoom, 3 levels x0.5, 1 warp, CUDA, U8 device frames (copies excluded)\n");
+    std::printf("%-6s %9s %10s %10s %8s %9s  %s\n", "prec", "budget", "ms/frame", "vs budget", "iters", "EPE", "info.reason");
+    for (of_precision p : {OF_PRECISION_F32, OF_PRECISION_F16}) {
+        for (double b : o.budgets) {
+            of_config c;
+            of_config_init(&c, OF_ALGO_TVL1);
+            c.max_width = w;
+            c.max_height = h;
+            c.format = OF_PIXEL_U8;
+            c.levels = 3;
+            c.scale_factor = 0.5f;
+            c.warps = 1;
+            c.epsilon = 0.0f;
+            c.backend = OF_BACKEND_CUDA;
+            c.precision = p;
+            c.time_budget_ms = static_cast<float>(b);
+            c.cuda_stream = stream;
+            of_context* ctx = nullptr;
+            if (of_create(&c, &ctx) != OF_OK) {
+                std::printf("%-6s %9.2f   of_create: %s\n", pname(p), b, of_last_error(nullptr));
+                continue;
+            }
+            of_image a;
+            std::memset(&a, 0, sizeof a);
+            a.struct_size = sizeof a;
+            a.format = OF_PIXEL_U8;
+            a.memory = OF_MEMORY_CUDA_DEVICE;
+            a.width = w;
+            a.height = h;
+            a.stride = w;
+            of_image bb = a;
+            a.data = d0;
+            bb.data = d1;
+            of_flow out;
+            std::memset(&out, 0, sizeof out);
+            out.struct_size = sizeof out;
+            out.layout = OF_FLOW_PLANAR;
+            out.memory = OF_MEMORY_CUDA_DEVICE;
+            out.width = w;
+            out.height = h;
+            out.stride = static_cast<size_t>(w) * 4;
+            out.u = static_cast<float*>(du);
+            out.v = static_cast<float*>(dv);
+            bool ok = true;
+            for (int i = 0; i < 2 && ok; ++i) ok = of_process(ctx, &a, &bb, &out) == OF_OK;
+            cudaEvent_t e0, e1;
+            cudaEventCreate(&e0);
+            cudaEventCreate(&e1);
+            std::vector<double> per;
+            for (int rep = 0; rep < 7 && ok; ++rep) {
+                cudaEventRecord(e0, stream);
+                for (int i = 0; i < 5 && ok; ++i) ok = of_process(ctx, &a, &bb, &out) == OF_OK;
+                cudaEventRecord(e1, stream);
+                cudaEventSynchronize(e1);
+                float ms = 0.0f;
+                cudaEventElapsedTime(&ms, e0, e1);
+                per.push_back(static_cast<double>(ms) / 5.0);
+            }
+            cudaEventDestroy(e0);
+            cudaEventDestroy(e1);
+            of_info info;
+            std::memset(&info, 0, sizeof info);
+            info.struct_size = sizeof info;
+            of_get_info(ctx, &info);
+            std::vector<float> hu(n), hv(n);
+            cudaMemcpy(hu.data(), du, n * 4, cudaMemcpyDeviceToHost);
+            cudaMemcpy(hv.data(), dv, n * 4, cudaMemcpyDeviceToHost);
+            double epe = 0.0;
+            for (std::size_t i = 0; i < n; ++i)
+                epe += std::sqrt(static_cast<double>((hu[i] - gu[i]) * (hu[i] - gu[i]) + (hv[i] - gv[i]) * (hv[i] - gv[i])));
+            epe /= static_cast<double>(n);
+            of_destroy(ctx);
+            if (!ok) {
+                std::printf("%-6s %9.2f   of_process failed\n", pname(p), b);
+                continue;
+            }
+            const double med = median(per);
+            std::printf("%-6s %9.2f %10.3f %9.0f%% %8llu %9.4f  %.90s\n", pname(p), b, med, 100.0 * (med / b - 1.0),
+                        static_cast<unsigned long long>(info.last_iterations), epe, info.reason);
+            std::printf("SUMMARY budget %s %.2f ms: %.3f ms/frame (%+.0f%%), %llu iterations, EPE %.4f\n", pname(p), b, med,
+                        100.0 * (med / b - 1.0), static_cast<unsigned long long>(info.last_iterations), epe);
+        }
+    }
+    cudaStreamDestroy(stream);
+    cudaFree(d0);
+    cudaFree(d1);
+    cudaFree(du);
+    cudaFree(dv);
+    return 0;
+}
+
 int run(const Opts& o) {
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -411,6 +527,7 @@ int run(const Opts& o) {
     std::printf("\n(c) device-to-device copy bandwidth: %.1f GB/s (cudaMemcpy of %zu MiB, read + write counted)\n", copy_gbps,
                 copy_bytes >> 20);
     if (o.shapes_at > 0) return run_shapes(o, copy_gbps);
+    if (!o.budgets.empty()) return run_budgets(o);
 
     // (a) inner loop
     const int iters = 20, runs = o.smoke ? 2 : (o.quick ? 5 : 21);
@@ -599,8 +716,10 @@ int main(int argc, char** argv) {
             o.shapes_at = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
             o.shapes.push_back(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
+            for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...]\n");
+            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,...]\n");
             return 2;
         }
     }

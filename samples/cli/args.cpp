@@ -86,8 +86,14 @@ const char* usage_text() {
            "  --alpha F --rho F   HS/CLG parameters\n"
            "  --window N          LK window side\n"
            "  --platform NAME     tuning table of this board instead of the detected one\n"
+           "                      (nano, tx2, xavier, orin, generic, or the --tuning table's)\n"
+           "  --tuning FILE       also read this tuning table (XML; needs OF_WITH_TINYXML2)\n"
+           "  --budget MS         time budget per frame: iterations from the table's model\n"
            "reporting:\n"
-           "  --explain           print what the library would choose, without processing\n"
+           "  --explain           print what the library would choose (board table, backend\n"
+           "                      per level, variant, launch shape, iterations, reason) for\n"
+           "                      --size WxH or the frames' size, without processing; needs\n"
+           "                      no GPU (a --platform board's GPU is assumed)\n"
            "  --json              print one JSON object instead of text\n"
            "  --repeat N          run N times and report the median time\n"
            "  -h, --help          this text\n"
@@ -126,7 +132,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "-o", "--color", "--gt", "--synth", "--size", "--seed", "--save-frames",
             "--algo", "--backend", "--precision", "--levels", "--scale", "--warps", "--iters",
             "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
-            "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth"};
+            "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
+            "--tuning", "--budget"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -156,6 +163,12 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             o->save_prefix = value;
         } else if (arg == "--platform") {
             o->platform = value;
+        } else if (arg == "--tuning") {
+            if (value.empty()) return bad("a file name");
+            o->tuning = value;
+        } else if (arg == "--budget") {
+            if (!parse_float(value, &f) || !(f > 0.0f)) return bad("a time in ms, > 0");
+            o->budget = f;
         } else if (arg == "--synth") {
             if (!one_of(value, {"translation", "rotation-zoom", "smooth-field", "occlusion",
                                 "noise-gain", "all"}))

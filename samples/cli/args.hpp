@@ -29,6 +29,8 @@ struct Options {
     std::string precision = "auto"; ///< auto|f32|f16
     std::string variant = "auto";   ///< auto|global|fused|multi-iter
     std::optional<std::string> platform;
+    std::string tuning;             ///< --tuning FILE (a table file; needs OF_WITH_TINYXML2)
+    std::optional<float> budget;    ///< --budget MS (time_budget_ms: iterations from the table)
     int block_w = 0, block_h = 0;   ///< --block WxH (0 = the variant's default)
     std::optional<uint32_t> levels, warps, iters, threads, window, fused_depth;
     std::optional<float> scale, epsilon, lambda, tau, theta, alpha, rho;

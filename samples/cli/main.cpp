@@ -246,6 +246,80 @@ Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
     return r;
 }
 
+// What the table wants for a level: its GPU path or its CPU path ("-": the table has no row).
+const char* wanted_name(of_backend b) {
+    return b == OF_BACKEND_CUDA ? "gpu" : b == OF_BACKEND_AUTO ? "-" : "cpu";
+}
+
+std::string explain_json(const of_info& in, int w, int h, of_pixel_format format) {
+    std::string s = "{\"width\":" + std::to_string(w) + ",\"height\":" + std::to_string(h) +
+                    ",\"format\":" + json_string(format_name(format)) +
+                    ",\"board\":" + json_string(in.board) +
+                    ",\"board_match\":" + json_string(in.board_match) +
+                    ",\"board_reason\":" + json_string(in.board_reason) +
+                    ",\"algorithm\":" + json_string(algo_name(in.algorithm)) +
+                    ",\"backend\":" + json_string(backend_name(in.backend)) +
+                    ",\"precision\":" + json_string(precision_name(in.precision)) +
+                    ",\"variant\":" + json_string(in.variant) +
+                    ",\"block\":[" + std::to_string(in.block_width) + "," + std::to_string(in.block_height) +
+                    "],\"rows_per_thread\":" + std::to_string(in.rows_per_thread) +
+                    ",\"fused_depth\":" + std::to_string(in.fused_depth) +
+                    ",\"iterations\":" + std::to_string(in.iterations) +
+                    ",\"warps\":" + std::to_string(in.warps) +
+                    ",\"predicted_ms\":" + json_number(in.predicted_ms, "%.4f") +
+                    ",\"levels\":" + std::to_string(in.levels) + ",\"level\":[";
+    for (uint32_t l = 0; l < in.levels && l < OF_MAX_LEVELS; ++l)
+        s += std::string(l ? "," : "") + "{\"width\":" + std::to_string(in.level_width[l]) +
+             ",\"height\":" + std::to_string(in.level_height[l]) +
+             ",\"wanted\":" + json_string(wanted_name(in.level_wanted[l])) +
+             ",\"runs\":" + json_string(backend_name(in.level_backend[l])) +
+             ",\"iterations\":" + std::to_string(in.level_iterations[l]) + "}";
+    s += "],\"threads\":" + std::to_string(in.threads) +
+         ",\"host_bytes\":" + std::to_string(in.host_bytes) +
+         ",\"device_bytes\":" + std::to_string(in.device_bytes) +
+         ",\"reason\":" + json_string(in.reason) + "}";
+    return s;
+}
+
+void explain_human(const of_info& in, int w, int h, of_pixel_format format, const std::string& label,
+                   const Options& o) {
+    std::printf("size       %dx%d %s%s%s\n", w, h, format_name(format), label.empty() ? "" : " from ",
+                label.c_str());
+    std::printf("board      %s (%s): %s\n", in.board, in.board_match, in.board_reason);
+    std::printf("algorithm  %s\n", algo_name(in.algorithm));
+    std::printf("backend    %s\n", backend_name(in.backend));
+    std::printf("precision  %s\n", precision_name(in.precision));
+    std::printf("variant    %s\n", in.variant);
+    if (in.backend == OF_BACKEND_CUDA)
+        std::printf("launch     block %ux%u, %u row%s per thread, %u iteration%s per launch\n", in.block_width,
+                    in.block_height, in.rows_per_thread, in.rows_per_thread == 1 ? "" : "s", in.fused_depth,
+                    in.fused_depth == 1 ? "" : "s");
+    else
+        std::printf("launch     - (CPU path)\n");
+    char budget[64] = "";
+    if (o.budget) std::snprintf(budget, sizeof budget, " (time budget %g ms)", static_cast<double>(*o.budget));
+    std::printf("iterations %u per warp on every level%s, %u warp%s", in.iterations, budget, in.warps,
+                in.warps == 1 ? "" : "s");
+    if (in.predicted_ms > 0.0)
+        std::printf("; table model %.3f ms per frame\n", in.predicted_ms);
+    else
+        std::printf("; no table model for this request\n");
+    std::printf("levels     %u (table wants / runs)\n", in.levels);
+    for (uint32_t l = 0; l < in.levels && l < OF_MAX_LEVELS; ++l) {
+        const std::string size = std::to_string(in.level_width[l]) + "x" + std::to_string(in.level_height[l]);
+        std::printf("  %2u  %-11s %-4s %-10s %u iterations\n", l, size.c_str(), wanted_name(in.level_wanted[l]),
+                    backend_name(in.level_backend[l]), in.level_iterations[l]);
+    }
+    std::printf("threads    %u\n", in.threads);
+    if (in.host_bytes == 0)
+        std::printf("memory     not planned: this build has no backend for it\n");
+    else
+        std::printf("memory     host %llu bytes, device %llu bytes\n",
+                    static_cast<unsigned long long>(in.host_bytes),
+                    static_cast<unsigned long long>(in.device_bytes));
+    std::printf("reason     %s\n", in.reason);
+}
+
 int explain(const Options& o) {
     int w = o.width, h = o.height;
     of_pixel_format format = o.synth.empty() ? OF_PIXEL_U8 : OF_PIXEL_F32;
@@ -260,36 +334,12 @@ int explain(const Options& o) {
         label = f.label;
     }
     std::string err;
-    Flow flow;
-    check(flow.create(o, w, h, format, &err), err);
     of_info in;
-    check(flow.info(&in, &err), err);
-    if (o.json) {
-        std::printf("{\"width\":%d,\"height\":%d,\"format\":%s,\"algorithm\":%s,\"backend\":%s,"
-                    "\"precision\":%s,\"variant\":%s,\"levels\":%u,\"threads\":%u,"
-                    "\"host_bytes\":%llu,\"device_bytes\":%llu,\"reason\":%s}\n",
-                    w, h, json_string(format_name(format)).c_str(),
-                    json_string(algo_name(in.algorithm)).c_str(),
-                    json_string(backend_name(in.backend)).c_str(),
-                    json_string(precision_name(in.precision)).c_str(),
-                    json_string(in.variant).c_str(), in.levels, in.threads,
-                    static_cast<unsigned long long>(in.host_bytes),
-                    static_cast<unsigned long long>(in.device_bytes),
-                    json_string(in.reason).c_str());
-        return 0;
-    }
-    std::printf("size       %dx%d %s%s%s\n", w, h, format_name(format),
-                label.empty() ? "" : " from ", label.c_str());
-    std::printf("algorithm  %s\n", algo_name(in.algorithm));
-    std::printf("backend    %s\n", backend_name(in.backend));
-    std::printf("precision  %s\n", precision_name(in.precision));
-    std::printf("variant    %s\n", in.variant);
-    std::printf("levels     %u\n", in.levels);
-    std::printf("threads    %u\n", in.threads);
-    std::printf("memory     host %llu bytes, device %llu bytes\n",
-                static_cast<unsigned long long>(in.host_bytes),
-                static_cast<unsigned long long>(in.device_bytes));
-    std::printf("reason     %s\n", in.reason);
+    check(explain_config(o, w, h, format, &in, &err), err);
+    if (o.json)
+        std::printf("%s\n", explain_json(in, w, h, format).c_str());
+    else
+        explain_human(in, w, h, format, label, o);
     return 0;
 }
 

@@ -56,8 +56,8 @@ const char* format_name(of_pixel_format f) {
     return "unknown";
 }
 
-bool Flow::create(const Options& o, int width, int height, of_pixel_format format,
-                  std::string* err) {
+bool make_config(const Options& o, int width, int height, of_pixel_format format, of_config* out,
+                 std::string* err) {
     const of_algorithm algo = o.algo == "hs"    ? OF_ALGO_HS
                               : o.algo == "clg" ? OF_ALGO_CLG
                               : o.algo == "lk"  ? OF_ALGO_LK
@@ -91,6 +91,8 @@ bool Flow::create(const Options& o, int width, int height, of_pixel_format forma
     if (o.rho) cfg.hs.rho = *o.rho;
     if (o.window) cfg.lk.window = *o.window;
     if (o.platform) cfg.platform = o.platform->c_str();
+    if (!o.tuning.empty()) cfg.tuning_path = o.tuning.c_str();
+    if (o.budget) cfg.time_budget_ms = *o.budget;
     cfg.variant = o.variant == "global"       ? OF_VARIANT_GLOBAL
                   : o.variant == "fused"      ? OF_VARIANT_FUSED
                   : o.variant == "multi-iter" ? OF_VARIANT_MULTI_ITER
@@ -98,10 +100,37 @@ bool Flow::create(const Options& o, int width, int height, of_pixel_format forma
     cfg.block_width = static_cast<uint32_t>(o.block_w);
     cfg.block_height = static_cast<uint32_t>(o.block_h);
     if (o.fused_depth) cfg.fused_depth = *o.fused_depth;
+    *out = cfg;
+    return true;
+}
 
+bool explain_config(const Options& o, int width, int height, of_pixel_format format, of_info* out,
+                    std::string* err) {
+    of_config cfg;
+    if (!make_config(o, width, height, format, &cfg, err)) return false;
+    *out = of_info();
+    out->struct_size = sizeof(of_info);
+    const of_status s = of_explain(&cfg, out);
+    if (s != OF_OK) {
+        *err = status_line("of_explain", s, of_last_error(nullptr));
+        return false;
+    }
+    // The library promises NUL-terminated text; do not rely on it when printing.
+    out->variant[sizeof out->variant - 1] = '\0';
+    out->reason[sizeof out->reason - 1] = '\0';
+    out->board[sizeof out->board - 1] = '\0';
+    out->board_match[sizeof out->board_match - 1] = '\0';
+    out->board_reason[sizeof out->board_reason - 1] = '\0';
+    return true;
+}
+
+bool Flow::create(const Options& o, int width, int height, of_pixel_format format,
+                  std::string* err) {
+    of_config cfg;
+    if (!make_config(o, width, height, format, &cfg, err)) return false;
     of_destroy(ctx_);
     ctx_ = nullptr;
-    s = of_create(&cfg, &ctx_);
+    const of_status s = of_create(&cfg, &ctx_);
     if (s != OF_OK) {
         ctx_ = nullptr;
         *err = status_line("of_create", s, of_last_error(nullptr));

@@ -12,6 +12,15 @@
 
 namespace cli {
 
+/// The library's config for these options and frames of width x height in format.
+/// False: *err is one line with the status and of_last_error's text.
+bool make_config(const Options& o, int width, int height, of_pixel_format format, of_config* cfg,
+                 std::string* err);
+
+/// of_explain for these options: what of_create would choose, without creating anything.
+bool explain_config(const Options& o, int width, int height, of_pixel_format format, of_info* out,
+                    std::string* err);
+
 /// Owns one of_context.
 class Flow {
 public:

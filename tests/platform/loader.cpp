@@ -22,6 +22,7 @@ namespace {
 char g_err[kErrorCapacity];
 const ErrorSink kErr{g_err};
 LoadedTable g_table; // ~60 KB: not on the stack
+LoadedTable g_copy;
 
 std::string text_of(const BoardTable& t) {
     std::string s(format_board(t, nullptr, 0) + 1, '\0');
@@ -107,6 +108,16 @@ int main(int argc, char** argv) {
     LaunchChoice c{};
     CHECK(select_launch(*r.table, OF_ALGO_TVL1, OF_PRECISION_F32, 1024ull * 1024, kVariantsCuda, &c, kErr) == OF_OK);
     CHECK(c.row && c.row->depth == 4 && c.row->block_h == 4);
+    // copy_table: the copy stands alone (its pointers lead into itself) and reads the same
+    const std::string before = text_of(g_table.board);
+    copy_table(g_table, &g_copy);
+    std::memset(static_cast<void*>(&g_table), 0x5a, sizeof g_table);
+    CHECK(text_of(g_copy.board) == before);
+    CHECK(g_copy.board.rows == g_copy.rows && g_copy.board.algorithms == g_copy.algorithms);
+    CHECK(g_copy.board.name >= g_copy.text && g_copy.board.name < g_copy.text + kMaxTableText);
+    CHECK(g_copy.rows[0].launches >= g_copy.launches && g_copy.rows[0].launches < g_copy.launches + kMaxTableLaunches);
+    copy_table(g_copy, &g_table);
+    CHECK(text_of(g_table.board) == before);
     // ... and its messages name the loaded file
     CHECK(select_launch(*r.table, OF_ALGO_CLG, OF_PRECISION_F32, 100, kVariantsCuda, &c, kErr) == OF_ERR_UNSUPPORTED);
     CHECK_MSG(std::strstr(g_err, (root + "/platform/tables/xavier.xml").c_str()) != nullptr, "%s", g_err);

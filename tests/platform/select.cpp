@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 using namespace oflow;
 using namespace oflow::platform;
@@ -308,6 +309,48 @@ void test_budget() {
                                 kErr) == OF_ERR_UNSUPPORTED);
 }
 
+// The whole-frame model (frame_ms) with generic's GPU terms: fixed, per pixel of level 0, per
+// launch of up to `depth` iterations; the budget is the largest count that fits it.
+void test_frame_model() {
+    const BoardTable& g = board("generic");
+    const TuningRow* row = find_row(g, OF_ALGO_TVL1, OF_PRECISION_F32);
+    CHECK(row != nullptr);
+    if (!row) return;
+    const PathCost& c = row->path[kPathGpu];
+    CHECK(c.frame_us > 0 && c.frame_ns_per_px > 0 && c.launch_us > 0);
+    const PathCost& cpu = row->path[kPathCpu];
+    CHECK(cpu.frame_us == 0 && cpu.frame_ns_per_px == 0 && cpu.launch_us == 0); // not modelled
+    const std::uint64_t areas[] = {1920ull * 1080, 960ull * 540, 480ull * 270};
+    const Path gpu[] = {kPathGpu, kPathGpu, kPathGpu};
+    const double sum = static_cast<double>(areas[0] + areas[1] + areas[2]);
+    // 10 iterations at depth 4: 3 launches per level and warp
+    const double want = (c.frame_us * 1e3 + c.frame_ns_per_px * static_cast<double>(areas[0]) +
+                         2 * (10 * sum * c.ns_per_it_px + 3 * 3 * c.launch_us * 1e3)) * 1e-6;
+    CHECK_MSG(std::fabs(frame_ms(*row, areas, gpu, 3, 2, 4, 10) - want) < 1e-9, "%g vs %g",
+              frame_ms(*row, areas, gpu, 3, 2, 4, 10), want);
+    // the H200 ran this frame (1 warp, 10 iterations) in 0.542 ms (docs/cuda-performance.md)
+    const double h200 = frame_ms(*row, areas, gpu, 3, 1, 4, 10);
+    CHECK_MSG(h200 > 0.8 * 0.542 && h200 < 1.2 * 0.542, "model %g ms", h200);
+    // depth 0 counts as 1: one launch per iteration
+    CHECK(frame_ms(*row, areas, gpu, 3, 1, 0, 10) == frame_ms(*row, areas, gpu, 3, 1, 1, 10));
+    CHECK(frame_ms(*row, areas, gpu, 3, 1, 1, 10) > h200);
+    BudgetPlan b{};
+    for (double ms : {0.3, 1.0, 4.0, 16.0}) {
+        CHECK(iterations_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, ms, areas, gpu, 3, 1, 4, 100000, &b, kErr) ==
+              OF_OK);
+        const std::uint32_t n = b.iterations[0];
+        CHECK_MSG(frame_ms(*row, areas, gpu, 3, 1, 4, n) <= ms && frame_ms(*row, areas, gpu, 3, 1, 4, n + 1) > ms,
+                  "%g ms: %u iterations", ms, n);
+        CHECK(std::fabs(b.predicted_ms - frame_ms(*row, areas, gpu, 3, 1, 4, n)) < 1e-12);
+        CHECK(std::fabs(b.fixed_ms - (c.frame_us * 1e-3 + c.frame_ns_per_px * static_cast<double>(areas[0]) * 1e-6)) <
+              1e-12);
+    }
+    // a budget below the fixed part buys nothing, and the message says what is fixed
+    CHECK(iterations_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, 0.1, areas, gpu, 3, 1, 4, 100000, &b, kErr) ==
+          OF_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(has(g_err, "buys no iteration") && has(g_err, "fixed") && has(g_err, "generic.xml:"), "%s", g_err);
+}
+
 void test_timing() {
     const BoardTable& x = board("xavier"); // TV-L1 F32 GPU: 0.30 ns, warn 1.5, fail 3
     TimingVerdict v = kTimingFail;
@@ -343,6 +386,7 @@ int main() {
     test_launch();
     test_precision();
     test_budget();
+    test_frame_model();
     test_timing();
     return oftest::finish("platform_select");
 }

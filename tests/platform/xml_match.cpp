@@ -37,6 +37,12 @@ bool same_real(const XMLElement* e, const char* name, double value) {
 
 bool same_text(const XMLElement* e, const char* name, const char* value) { return value && attr(e, name) == value; }
 
+// An optional number: absent means 0.
+bool same_optional(const XMLElement* e, const char* name, double value) {
+    const char* v = e->Attribute(name);
+    return v ? std::strtod(v, nullptr) == value : value == 0.0;
+}
+
 int count(const XMLElement* parent, const char* child) {
     int n = 0;
     for (const XMLElement* c = parent->FirstChildElement(child); c; c = c->NextSiblingElement(child)) ++n;
@@ -96,6 +102,9 @@ void compare(const BoardTable& t, const std::string& root) {
                 const PathCost& pc = row->path[kind == "gpu" ? kPathGpu : kPathCpu];
                 CHECK_MSG(attr(c, "arith") == precision_name(pc.arith) && same_real(c, "ns_per_it_px", pc.ns_per_it_px) &&
                               same_real(c, "warn", pc.warn) && same_real(c, "fail", pc.fail) &&
+                              same_optional(c, "frame_us", pc.frame_us) &&
+                              same_optional(c, "frame_ns_per_px", pc.frame_ns_per_px) &&
+                              same_optional(c, "launch_us", pc.launch_us) &&
                               same_text(c, "source", pc.source) && c->GetLineNum() == pc.line,
                           "%s:%d: <path>", t.file, c->GetLineNum());
             }

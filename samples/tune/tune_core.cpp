@@ -1,0 +1,249 @@
+// oflow-tune's pure parts (tune_core.hpp).
+#include "tune_core.hpp"
+
+#include "cuda/cuda_layout.hpp" // MULTI_ITER limits and FUSED's shared memory bound (plain C++)
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace oflow {
+namespace tune {
+
+bool operator==(const Shape& a, const Shape& b) {
+    return a.variant == b.variant && a.bw == b.bw && a.bh == b.bh && a.rows == b.rows && a.depth == b.depth;
+}
+
+std::string shape_text(const Shape& s) {
+    char b[64];
+    if (s.variant == platform::kVariantMultiIter)
+        std::snprintf(b, sizeof b, "%s %dx%d r%d d%d", platform::variant_name(s.variant), s.bw, s.bh, s.rows, s.depth);
+    else
+        std::snprintf(b, sizeof b, "%s %dx%d", platform::variant_name(s.variant), s.bw, s.bh);
+    return b;
+}
+
+namespace {
+
+// FUSED's dynamic shared memory, as cuda/cuda_layout.cu resolve_tuning computes it.
+std::size_t fused_shared(of_precision p, int bw, int bh) {
+    const std::size_t pair = p == OF_PRECISION_F16 ? 4u : 8u;
+    const std::size_t w = static_cast<std::size_t>(bw), h = static_cast<std::size_t>(bh);
+    return (w + 1) * (h + 1) * 8 + 2 * (w + 2) * (h + 2) * pair;
+}
+
+} // namespace
+
+std::vector<Shape> candidate_shapes(of_precision p, int regs_per_block) {
+    std::vector<Shape> out;
+    const int blocks[][2] = {{32, 8}, {32, 4}, {32, 16}, {64, 4}, {64, 8}, {128, 4}};
+    for (const auto& b : blocks) out.push_back(Shape{platform::kVariantGlobal, b[0], b[1], 1, 1});
+    for (const auto& b : blocks)
+        if (fused_shared(p, b[0], b[1]) <= cuda::kMaxDynamicShared)
+            out.push_back(Shape{platform::kVariantFused, b[0], b[1], 1, 1});
+    const bool f16 = p == OF_PRECISION_F16;
+    const int warps_f32[] = {2, 4, 8}, warps_f16[] = {2, 4, 8, 16};
+    const int rows_f32[] = {cuda::kMultiRowsF32}, rows_f16[] = {4, 6, 8};
+    const int* warps = f16 ? warps_f16 : warps_f32;
+    const int nwarps = f16 ? 4 : 3;
+    const int* rows = f16 ? rows_f16 : rows_f32;
+    const int nrows = f16 ? 3 : 1;
+    const int max_warps = f16 ? cuda::kMultiMaxWarpsF16 : cuda::kMultiMaxWarps;
+    for (int wi = 0; wi < nwarps; ++wi) {
+        const int bh = warps[wi];
+        if (bh > max_warps || 32 * bh * platform::kMultiIterRegistersPerThread > regs_per_block) continue;
+        for (int ri = 0; ri < nrows; ++ri)
+            for (int depth = 2; depth <= 8; ++depth) {
+                const int region_w = cuda::multi_region_w(p), region_h = bh * rows[ri];
+                if (region_w <= 2 * depth || region_h <= 2 * depth) continue;
+                out.push_back(Shape{platform::kVariantMultiIter, 32, bh, rows[ri], depth});
+            }
+    }
+    return out;
+}
+
+Shape baseline_shape() { return Shape{platform::kVariantGlobal, 32, 8, 1, 1}; }
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double percentile90(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    std::size_t k = (9 * n + 9) / 10; // ceil(0.9 n), 1-based
+    if (k < 1) k = 1;
+    return v[k - 1];
+}
+
+int iterations_for(const Shape& s) {
+    if (s.variant != platform::kVariantMultiIter || s.depth < 1) return 24;
+    return (24 + s.depth - 1) / s.depth * s.depth;
+}
+
+std::vector<VariantRanking> rank_bucket(const std::vector<Timing>& timings, int keep) {
+    std::vector<VariantRanking> out;
+    for (int v = 0; v < platform::kVariantCount; ++v) {
+        VariantRanking r;
+        r.variant = static_cast<platform::Variant>(v);
+        r.rank = 0;
+        for (const Timing& t : timings)
+            if (t.ok && t.shape.variant == r.variant && t.ns > 0.0) r.top.push_back(t);
+        if (r.top.empty()) continue;
+        // Fastest first; equal times keep the candidate order (defaults come first).
+        std::stable_sort(r.top.begin(), r.top.end(), [](const Timing& a, const Timing& b) { return a.ns < b.ns; });
+        if (static_cast<int>(r.top.size()) > keep) r.top.resize(static_cast<std::size_t>(keep));
+        out.push_back(r);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const VariantRanking& a, const VariantRanking& b) { return a.top[0].ns < b.top[0].ns; });
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].rank = static_cast<int>(i) + 1;
+    return out;
+}
+
+Factors warn_fail(double spread, double size_ratio) {
+    double w = 1.5;
+    if (std::isfinite(spread)) w = std::max(w, 1.2 * spread);
+    if (std::isfinite(size_ratio)) w = std::max(w, 1.2 * size_ratio);
+    w = std::ceil(w * 100.0 - 1e-9) / 100.0;
+    if (w > 300.0) w = 300.0;
+    return Factors{w, 3.0 * w};
+}
+
+std::string warn_fail_text(double spread, double size_ratio, const Factors& f) {
+    char b[200];
+    std::snprintf(b, sizeof b, "warn = max(1.5, 1.2 x p90/median %.3f, 1.2 x self-test-size slowdown %.3f) = %.2f, fail = 3 warn",
+                  spread, size_ratio, f.warn);
+    return b;
+}
+
+Crossover bisect_crossover(int lo, int hi, const std::function<bool(int side, bool* gpu_faster)>& probe) {
+    Crossover c{false, 0, 0, 0};
+    bool g = false;
+    ++c.probes;
+    if (!probe(lo, &g)) return c;
+    if (g) {
+        c.ok = true;
+        c.gpu_side = lo;
+        return c;
+    }
+    c.cpu_side = lo;
+    ++c.probes;
+    if (!probe(hi, &g)) return c;
+    if (!g) {
+        c.ok = true;
+        c.cpu_side = hi;
+        return c;
+    }
+    c.gpu_side = hi;
+    // Invariant: the CPU was faster at cpu_side, the GPU at gpu_side.
+    while (c.gpu_side - c.cpu_side > 1 &&
+           static_cast<double>(c.gpu_side) / static_cast<double>(c.cpu_side) > 1.05) {
+        int mid = static_cast<int>(std::lround(std::sqrt(static_cast<double>(c.cpu_side) * c.gpu_side)));
+        if (mid <= c.cpu_side) mid = c.cpu_side + 1;
+        if (mid >= c.gpu_side) mid = c.gpu_side - 1;
+        ++c.probes;
+        if (!probe(mid, &g)) return c;
+        (g ? c.gpu_side : c.cpu_side) = mid;
+    }
+    c.ok = true;
+    return c;
+}
+
+namespace {
+
+// Solves the n x n system a x = b (n <= 3) by Gaussian elimination with partial pivoting.
+bool solve(int n, double a[3][3], double b[3], double x[3]) {
+    for (int c = 0; c < n; ++c) {
+        int piv = c;
+        for (int r = c + 1; r < n; ++r)
+            if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
+        if (!(std::fabs(a[piv][c]) > 1e-300)) return false;
+        for (int k = 0; k < n; ++k) std::swap(a[c][k], a[piv][k]);
+        std::swap(b[c], b[piv]);
+        for (int r = c + 1; r < n; ++r) {
+            const double f = a[r][c] / a[c][c];
+            for (int k = c; k < n; ++k) a[r][k] -= f * a[c][k];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int c = n - 1; c >= 0; --c) {
+        double v = b[c];
+        for (int k = c + 1; k < n; ++k) v -= a[c][k] * x[k];
+        x[c] = v / a[c][c];
+    }
+    return true;
+}
+
+} // namespace
+
+FrameFit fit_frame_terms(const std::vector<FramePoint>& points) {
+    FrameFit best{false, 0.0, 0.0, 0.0, 0.0};
+    if (points.size() < 3) return best;
+    for (const FramePoint& p : points)
+        if (!(p.t_ns > 0.0) || !std::isfinite(p.t_ns) || !std::isfinite(p.area0) || !std::isfinite(p.iteration_ns) ||
+            !std::isfinite(p.launches))
+            return best;
+    // Columns scaled to about 1 so the normal equations stay well conditioned.
+    double scale[3] = {1.0, 0.0, 0.0};
+    for (const FramePoint& p : points) {
+        scale[1] = std::max(scale[1], p.area0);
+        scale[2] = std::max(scale[2], p.launches);
+    }
+    for (double& s : scale)
+        if (!(s > 0.0)) s = 1.0;
+    double best_sse = INFINITY;
+    double coef[3] = {0.0, 0.0, 0.0};
+    for (unsigned mask = 0; mask < 8; ++mask) {
+        int cols[3], n = 0;
+        for (int k = 0; k < 3; ++k)
+            if (mask & (1u << k)) cols[n++] = k;
+        double x[3] = {0.0, 0.0, 0.0};
+        if (n > 0) {
+            double a[3][3] = {{0.0}}, b[3] = {0.0, 0.0, 0.0};
+            for (const FramePoint& p : points) {
+                const double w = 1.0 / p.t_ns; // relative error
+                const double f[3] = {1.0 / scale[0], p.area0 / scale[1], p.launches / scale[2]};
+                const double y = (p.t_ns - p.iteration_ns) * w;
+                for (int i = 0; i < n; ++i) {
+                    for (int j = 0; j < n; ++j) a[i][j] += f[cols[i]] * w * f[cols[j]] * w;
+                    b[i] += f[cols[i]] * w * y;
+                }
+            }
+            if (!solve(n, a, b, x)) continue;
+        }
+        double c[3] = {0.0, 0.0, 0.0};
+        bool nonneg = true;
+        for (int i = 0; i < n; ++i) {
+            c[cols[i]] = x[i] / scale[cols[i]];
+            nonneg = nonneg && x[i] >= 0.0 && std::isfinite(x[i]);
+        }
+        if (!nonneg) continue;
+        double sse = 0.0;
+        for (const FramePoint& p : points) {
+            const double e = (p.iteration_ns + c[0] + c[1] * p.area0 + c[2] * p.launches - p.t_ns) / p.t_ns;
+            sse += e * e;
+        }
+        if (sse < best_sse - 1e-15) {
+            best_sse = sse;
+            for (int k = 0; k < 3; ++k) coef[k] = c[k];
+        }
+    }
+    if (!std::isfinite(best_sse)) return best;
+    best.ok = true;
+    best.frame_us = coef[0] * 1e-3;
+    best.frame_ns_per_px = coef[1];
+    best.launch_us = coef[2] * 1e-3;
+    for (const FramePoint& p : points) {
+        const double e = std::fabs(p.iteration_ns + coef[0] + coef[1] * p.area0 + coef[2] * p.launches - p.t_ns) / p.t_ns;
+        best.worst_rel_error = std::max(best.worst_rel_error, e);
+    }
+    return best;
+}
+
+} // namespace tune
+} // namespace oflow
