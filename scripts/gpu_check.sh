@@ -5,6 +5,8 @@
 #   configure build/gpu (sm_90, warnings as errors) -> build -> nvidia-smi -> ctest -L gpu ->
 #   the whole ctest -> oflow-bench (all tables, --sweep unless BENCH_ARGS says otherwise, JSON) ->
 #   a summary table, printed last.
+# CMAKE_ARGS adds configure options, e.g. -DOF_TINYXML2_INCLUDE_DIR=... -DOF_TINYXML2_LIBRARY=...
+# where the machine has no libtinyxml2-dev (the table generator needs it).
 # Every step's output goes to $OUT/<step>.log (and to the terminal); the whole run is bounded to
 # about 7.5 minutes: each step gets what is left of that budget, capped per step.
 set -u -o pipefail
@@ -43,7 +45,7 @@ step() {
 step gpus 30 nvidia-smi -L
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.memory,driver_version --format=csv \
   >"$OUT/gpu_info.csv" 2>&1 || true
-step configure 90 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DOF_WERROR=ON
+step configure 90 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DOF_WERROR=ON ${CMAKE_ARGS:-}
 cfg=$?
 built=1
 if [ "$cfg" -eq 0 ]; then

@@ -26,7 +26,8 @@ bool has(const char* text, const char* part) { return std::strstr(text, part) !=
 struct FakeDeviceTree {
     std::string dir;
     FakeDeviceTree() {
-        char tmpl[] = "/tmp/oflow-dt-XXXXXX";
+        // In the test's working directory (CTest runs it in the build tree): no fixed path.
+        char tmpl[] = "oflow-dt-XXXXXX";
         const char* d = mkdtemp(tmpl);
         CHECK(d != nullptr);
         dir = d ? d : "/nonexistent";
