@@ -180,6 +180,10 @@ typedef struct of_config {
                                      sets the iterations per warp of every level to the most that the board
                                      table's time model (platform/tables/README.md) fits into a maximum-size
                                      frame, 1..100000, replacing iterations; of_info.iterations says how many.
+                                     warps is then a minimum: where the budget buys more than
+                                     OF_BUDGET_ITERATIONS_PER_WARP iterations per warp it buys warps instead
+                                     (re-linearising; one linearisation stops gaining after some 20-30
+                                     iterations: docs/time-budget.md), up to 100; of_info.warps says how many.
                                      A budget that buys no iteration, a negative or non-finite one:
                                      OF_ERR_INVALID_ARGUMENT (the message says what one iteration costs); a
                                      table without a row for the request: OF_ERR_UNSUPPORTED naming the file.
@@ -249,6 +253,8 @@ typedef struct of_flow {
 
 /** Most pyramid levels: the length of the per-level arrays of of_info. */
 #define OF_MAX_LEVELS 16
+/** With time_budget_ms: the most inner iterations per warp the budget buys before it buys a warp. */
+#define OF_BUDGET_ITERATIONS_PER_WARP 25
 
 /** What a context is and what its last frame did (of_get_info), or what of_create would choose
  *  (of_explain). */
@@ -273,7 +279,7 @@ typedef struct of_info {
                                   (detected Jetson), "compute capability" (CUDA device), "generic" */
     char board_reason[160];  /**< the evidence, e.g. "table xavier: board detected (device tree compatible nvidia,tegra194)" */
     uint32_t iterations;     /**< inner iterations per warp on every level: config.iterations, or what time_budget_ms bought */
-    uint32_t warps;          /**< warps per level (config.warps) */
+    uint32_t warps;          /**< warps per level: config.warps, or more where time_budget_ms bought them */
     double predicted_ms;     /**< the table's time model for one maximum-size frame at that count on the chosen
                                   paths (README of the tables); 0 when the table has no row for the request */
     uint32_t block_width;    /**< CUDA launch shape of the inner iterations at level 0: block threads ... */

@@ -21,7 +21,8 @@ namespace oflow {
 namespace {
 
 const char kForceVar[] = "OFLOW_FORCE_BACKEND";
-const std::uint32_t kMaxIterations = 100000; // config_check's bound
+const std::uint32_t kMaxIterations = 100000; // config_check's bounds
+const std::uint32_t kMaxWarpsConfig = 100;
 
 // Whether CUDA can run here; why (why_len bytes) says why not.
 bool cuda_usable(char* why, std::size_t why_len) {
@@ -271,10 +272,12 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER ? static_cast<std::uint32_t>(o.tuning.depth) : 1u;
     if (cfg.time_budget_ms > 0.0f) {
         platform::BudgetPlan b;
-        s = platform::iterations_for_budget(*o.table, algo, prec, static_cast<double>(cfg.time_budget_ms), areas, run,
-                                            levels, cfg.warps, depth, kMaxIterations, &b, err);
+        s = platform::schedule_for_budget(*o.table, algo, prec, static_cast<double>(cfg.time_budget_ms), areas, run,
+                                          levels, cfg.warps, kMaxWarpsConfig, OF_BUDGET_ITERATIONS_PER_WARP, depth,
+                                          kMaxIterations, &b, err);
         if (s != OF_OK) return s;
         o.cfg.iterations = b.iterations[0];
+        o.cfg.warps = b.warps;
         o.predicted_ms = b.predicted_ms;
     } else if (o.row) {
         o.predicted_ms = platform::frame_ms(*o.row, areas, run, levels, cfg.warps, depth, cfg.iterations);

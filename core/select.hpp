@@ -20,8 +20,9 @@
 //  - CUDA launch defaults: the table's launch row (platform::select_launch) for the maximum
 //    frame's size bucket among the variants the config allows; what the config sets wins
 //    (cuda/cuda_layout.hpp default_shape). No row: the built-in defaults.
-//  - time_budget_ms > 0: platform::iterations_for_budget on the running paths replaces
-//    cfg.iterations (Selection::cfg), 1..100000; otherwise the model only predicts.
+//  - time_budget_ms > 0: platform::schedule_for_budget on the running paths replaces
+//    cfg.iterations (1..100000) and, past OF_BUDGET_ITERATIONS_PER_WARP, raises cfg.warps
+//    (Selection::cfg, up to 100); otherwise the model only predicts.
 //  - kExplain differs from kCreate in one point: for a platform named by OFLOW_PLATFORM or
 //    config.platform the board's GPU is assumed present (a CUDA backend this build lacks is
 //    reported, with its memory not planned).

@@ -372,6 +372,7 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
             hi = mid - 1;
     }
     out->levels = levels;
+    out->warps = warps;
     for (int l = 0; l < kMaxLevels; ++l) out->iterations[l] = l < levels ? lo : 0;
     out->predicted_ms = m.at(lo) * 1e-6;
     out->fixed_ms = m.fixed_ns * 1e-6;
@@ -385,6 +386,30 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
                                 const ErrorSink& err) {
     return iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, warps, 1u, max_iterations,
                                  out, err);
+}
+
+of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision p, double budget_ms,
+                              const std::uint64_t* level_areas, const Path* level_paths, int levels,
+                              std::uint32_t min_warps, std::uint32_t max_warps, std::uint32_t per_warp_cap,
+                              std::uint32_t gpu_depth, std::uint32_t max_iterations, BudgetPlan* out,
+                              const ErrorSink& err) {
+    if (max_warps < min_warps)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: max_warps %u < min_warps %u", max_warps, min_warps);
+    of_status s = iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, min_warps, gpu_depth,
+                                        max_iterations, out, err);
+    if (s != OF_OK || per_warp_cap == 0 || out->iterations[0] <= per_warp_cap) return s;
+    const std::uint64_t total = static_cast<std::uint64_t>(out->iterations[0]) * min_warps;
+    std::uint64_t w = (total + per_warp_cap - 1) / per_warp_cap;
+    if (w > max_warps) w = max_warps;
+    if (w <= min_warps) return OF_OK;
+    // More warps cost more launches, so the per-warp count is recomputed, not divided. Should
+    // the extra launches leave no iteration for w warps, the min_warps plan stands.
+    BudgetPlan more;
+    char quiet[kErrorCapacity];
+    if (iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, static_cast<std::uint32_t>(w),
+                              gpu_depth, max_iterations, &more, ErrorSink{quiet}) == OF_OK)
+        *out = more;
+    return OF_OK;
 }
 
 of_status check_timing(const BoardTable& t, of_algorithm a, of_precision p, Path path,

@@ -15,7 +15,8 @@
 //
 // Usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
 //                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS] ...] (launch shapes at N x N only)
-//                    [--budget MS[,MS...] [--warps N]] (time_budget_ms at 1920x1080: ms/frame, iterations, EPE)
+//                    [--budget MS[,MS...] [--warps N] [--budget-case CASE] [--budget-levels N]]
+//                    (time_budget_ms at 1920x1080: ms/frame, warps x iterations, EPE, GLOBAL F32 beside)
 #include "oflow.h"
 
 #include <algorithm>
@@ -44,7 +45,9 @@ struct Opts {
     const char* json = nullptr;
     int shapes_at = 0;               // --shapes N: only the shapes below at N x N (and the baseline)
     std::vector<double> budgets;     // --budget MS[,MS...]: time-budget rows only (1920x1080)
-    int budget_warps = 1;            // --warps N: warps of the budget rows
+    int budget_warps = 1;            // --warps N: minimum warps of the budget rows
+    int budget_levels = 0;           // --budget-levels N: pyramid levels of the budget rows (0 = auto)
+    std::string budget_case = "rotation-zoom"; // --budget-case NAME: the synthetic pair
     std::vector<std::string> shapes; // --shape VARIANT,PREC,BH,DEPTH[,F16ROWS]
 };
 
@@ -394,17 +397,97 @@ int run_shapes(const Opts& o, double copy_gbps) {
     return 0;
 }
 
-// --budget MS,...: config.time_budget_ms at 1920x1080 (levels 3, factor 0.5, 1 warp, the
-// iterations chosen by the library from the board table), CUDA, F32 and F16, U8 device frames
-// of the smooth-field pair of core/synth.hpp: measured ms/frame (CUDA events, median of 7
-// batches of 5 frames) against the budget, iterations chosen, and EPE against the exact flow.
-// (Smooth-field: |flow| up to ~3 px at any size, which 3 levels can reach; rotation-zoom moves
-// 1080p corners by ~80 px, beyond a 3-level pyramid, and its EPE says nothing about iterations.)
+// --budget MS,...: config.time_budget_ms at 1920x1080, CUDA, F32 and F16, U8 device frames of
+// a core/synth.hpp pair (--budget-case, default rotation-zoom; --budget-levels, default 0 =
+// automatic; --warps, the minimum warps, default 1): measured ms/frame (CUDA events, median of
+// 7 batches of 5 frames) against the budget, the schedule the library chose (warps x
+// iterations), EPE against the exact flow, and beside it the plain two-kernel GLOBAL F32 path
+// run with the same schedule and no budget (the baseline; ratio = its time / the budget row's).
+// Rotation-zoom moves 1080p corners by ~80 px: automatic levels reach it, and its EPE keeps
+// falling with the work until the linearisation is converged (docs/time-budget.md).
+namespace {
+
+struct BudgetRun {
+    bool ok;
+    double ms;      // median per frame
+    double epe;
+    of_info info;
+};
+
+BudgetRun time_frames(const of_config& c, void* d0, void* d1, void* du, void* dv, const std::vector<float>& gu,
+                      const std::vector<float>& gv, cudaStream_t stream) {
+    BudgetRun r;
+    std::memset(&r, 0, sizeof r);
+    const int w = static_cast<int>(c.max_width), h = static_cast<int>(c.max_height);
+    const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    of_context* ctx = nullptr;
+    if (of_create(&c, &ctx) != OF_OK) return r;
+    of_image a;
+    std::memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    a.format = OF_PIXEL_U8;
+    a.memory = OF_MEMORY_CUDA_DEVICE;
+    a.width = static_cast<uint32_t>(w);
+    a.height = static_cast<uint32_t>(h);
+    a.stride = static_cast<size_t>(w);
+    of_image bb = a;
+    a.data = d0;
+    bb.data = d1;
+    of_flow out;
+    std::memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    out.layout = OF_FLOW_PLANAR;
+    out.memory = OF_MEMORY_CUDA_DEVICE;
+    out.width = a.width;
+    out.height = a.height;
+    out.stride = static_cast<size_t>(w) * 4;
+    out.u = static_cast<float*>(du);
+    out.v = static_cast<float*>(dv);
+    bool ok = true;
+    for (int i = 0; i < 2 && ok; ++i) ok = of_process(ctx, &a, &bb, &out) == OF_OK;
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<double> per;
+    for (int rep = 0; rep < 7 && ok; ++rep) {
+        cudaEventRecord(e0, stream);
+        for (int i = 0; i < 5 && ok; ++i) ok = of_process(ctx, &a, &bb, &out) == OF_OK;
+        cudaEventRecord(e1, stream);
+        cudaEventSynchronize(e1);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        per.push_back(static_cast<double>(ms) / 5.0);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    r.info.struct_size = sizeof r.info;
+    of_get_info(ctx, &r.info);
+    of_destroy(ctx);
+    if (!ok) return r;
+    std::vector<float> hu(n), hv(n);
+    cudaMemcpy(hu.data(), du, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(hv.data(), dv, n * 4, cudaMemcpyDeviceToHost);
+    double epe = 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+        epe += std::sqrt(static_cast<double>((hu[i] - gu[i]) * (hu[i] - gu[i]) + (hv[i] - gv[i]) * (hv[i] - gv[i])));
+    r.epe = epe / static_cast<double>(n);
+    r.ms = median(per);
+    r.ok = true;
+    return r;
+}
+
+} // namespace
+
 int run_budgets(const Opts& o) {
     const int w = 1920, h = 1080;
     const std::size_t n = static_cast<std::size_t>(w) * h;
+    oflow::synth::Case sc = oflow::synth::Case::RotationZoom;
+    if (!oflow::synth::case_from_name(o.budget_case.c_str(), &sc)) {
+        std::fprintf(stderr, "oflow-bench: --budget-case %s: unknown case\n", o.budget_case.c_str());
+        return 2;
+    }
     std::vector<float> i0(n), i1(n), gu(n), gv(n);
-    oflow::synth::generate(oflow::synth::Case::SmoothField, w, h, 7u, i0.data(), i1.data(), gu.data(), gv.data(), w);
+    oflow::synth::generate(sc, w, h, 7u, i0.data(), i1.data(), gu.data(), gv.data(), w);
     std::vector<unsigned char> f0(n), f1(n);
     for (std::size_t i = 0; i < n; ++i) {
         f0[i] = static_cast<unsigned char>(std::lround(i0[i]));
@@ -418,9 +501,11 @@ int run_budgets(const Opts& o) {
     cudaMemcpy(d1, f1.data(), n, cudaMemcpyHostToDevice);
     cudaStream_t stream = nullptr;
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    std::printf("\ntime budget: 1920x1080 smooth-field, 3 levels x0.5, %d warp(s), CUDA, U8 device frames (copies excluded)\n",
-                o.budget_warps);
-    std::printf("%-6s %9s %10s %10s %8s %9s  %s\n", "prec", "budget", "ms/frame", "vs budget", "iters", "EPE", "info.reason");
+    std::printf("\ntime budget: 1920x1080 %s, levels %d (0 = auto) x0.5, warps >= %d, CUDA, U8 device frames (copies "
+                "excluded); baseline: GLOBAL F32 with the same schedule\n",
+                oflow::synth::case_name(sc), o.budget_levels, o.budget_warps);
+    std::printf("%-6s %7s %9s %9s %10s %9s %11s %9s  %s\n", "prec", "budget", "ms/frame", "vs budget", "warps x it", "EPE",
+                "global f32", "ratio", "info.reason");
     for (of_precision p : {OF_PRECISION_F32, OF_PRECISION_F16}) {
         for (double b : o.budgets) {
             of_config c;
@@ -428,7 +513,7 @@ int run_budgets(const Opts& o) {
             c.max_width = w;
             c.max_height = h;
             c.format = OF_PIXEL_U8;
-            c.levels = 3;
+            c.levels = static_cast<uint32_t>(o.budget_levels);
             c.scale_factor = 0.5f;
             c.warps = static_cast<uint32_t>(o.budget_warps);
             c.epsilon = 0.0f;
@@ -436,70 +521,28 @@ int run_budgets(const Opts& o) {
             c.precision = p;
             c.time_budget_ms = static_cast<float>(b);
             c.cuda_stream = stream;
-            of_context* ctx = nullptr;
-            if (of_create(&c, &ctx) != OF_OK) {
-                std::printf("%-6s %9.2f   of_create: %s\n", pname(p), b, of_last_error(nullptr));
+            const BudgetRun r = time_frames(c, d0, d1, du, dv, gu, gv, stream);
+            if (!r.ok) {
+                std::printf("%-6s %7.2f   failed: %s\n", pname(p), b, of_last_error(nullptr));
                 continue;
             }
-            of_image a;
-            std::memset(&a, 0, sizeof a);
-            a.struct_size = sizeof a;
-            a.format = OF_PIXEL_U8;
-            a.memory = OF_MEMORY_CUDA_DEVICE;
-            a.width = w;
-            a.height = h;
-            a.stride = w;
-            of_image bb = a;
-            a.data = d0;
-            bb.data = d1;
-            of_flow out;
-            std::memset(&out, 0, sizeof out);
-            out.struct_size = sizeof out;
-            out.layout = OF_FLOW_PLANAR;
-            out.memory = OF_MEMORY_CUDA_DEVICE;
-            out.width = w;
-            out.height = h;
-            out.stride = static_cast<size_t>(w) * 4;
-            out.u = static_cast<float*>(du);
-            out.v = static_cast<float*>(dv);
-            bool ok = true;
-            for (int i = 0; i < 2 && ok; ++i) ok = of_process(ctx, &a, &bb, &out) == OF_OK;
-            cudaEvent_t e0, e1;
-            cudaEventCreate(&e0);
-            cudaEventCreate(&e1);
-            std::vector<double> per;
-            for (int rep = 0; rep < 7 && ok; ++rep) {
-                cudaEventRecord(e0, stream);
-                for (int i = 0; i < 5 && ok; ++i) ok = of_process(ctx, &a, &bb, &out) == OF_OK;
-                cudaEventRecord(e1, stream);
-                cudaEventSynchronize(e1);
-                float ms = 0.0f;
-                cudaEventElapsedTime(&ms, e0, e1);
-                per.push_back(static_cast<double>(ms) / 5.0);
-            }
-            cudaEventDestroy(e0);
-            cudaEventDestroy(e1);
-            of_info info;
-            std::memset(&info, 0, sizeof info);
-            info.struct_size = sizeof info;
-            of_get_info(ctx, &info);
-            std::vector<float> hu(n), hv(n);
-            cudaMemcpy(hu.data(), du, n * 4, cudaMemcpyDeviceToHost);
-            cudaMemcpy(hv.data(), dv, n * 4, cudaMemcpyDeviceToHost);
-            double epe = 0.0;
-            for (std::size_t i = 0; i < n; ++i)
-                epe += std::sqrt(static_cast<double>((hu[i] - gu[i]) * (hu[i] - gu[i]) + (hv[i] - gv[i]) * (hv[i] - gv[i])));
-            epe /= static_cast<double>(n);
-            of_destroy(ctx);
-            if (!ok) {
-                std::printf("%-6s %9.2f   of_process failed\n", pname(p), b);
-                continue;
-            }
-            const double med = median(per);
-            std::printf("%-6s %9.2f %10.3f %9.0f%% %8llu %9.4f  %.90s\n", pname(p), b, med, 100.0 * (med / b - 1.0),
-                        static_cast<unsigned long long>(info.last_iterations), epe, info.reason);
-            std::printf("SUMMARY budget %d warps %s %.2f ms: %.3f ms/frame (%+.0f%%), %llu iterations, EPE %.4f\n", o.budget_warps, pname(p), b, med,
-                        100.0 * (med / b - 1.0), static_cast<unsigned long long>(info.last_iterations), epe);
+            of_config g = c; // the baseline: the budget's schedule on the plain two-kernel path
+            g.time_budget_ms = 0.0f;
+            g.precision = OF_PRECISION_F32;
+            g.variant = OF_VARIANT_GLOBAL;
+            g.warps = r.info.warps;
+            g.iterations = r.info.iterations;
+            const BudgetRun base = time_frames(g, d0, d1, du, dv, gu, gv, stream);
+            char sched[24];
+            std::snprintf(sched, sizeof sched, "%u x %u", r.info.warps, r.info.iterations);
+            std::printf("%-6s %7.2f %9.3f %8.0f%% %10s %9.4f %11.3f %8.2fx  %.70s\n", pname(p), b, r.ms,
+                        100.0 * (r.ms / b - 1.0), sched, r.epe, base.ok ? base.ms : 0.0, base.ok ? base.ms / r.ms : 0.0,
+                        r.info.reason);
+            std::printf("SUMMARY budget %s %s %.2f ms: %.3f ms/frame (%+.0f%%), %u warps x %u iterations (%llu run), "
+                        "EPE %.4f; GLOBAL F32 same schedule %.3f ms (%.2fx)\n",
+                        oflow::synth::case_name(sc), pname(p), b, r.ms, 100.0 * (r.ms / b - 1.0), r.info.warps,
+                        r.info.iterations, static_cast<unsigned long long>(r.info.last_iterations), r.epe,
+                        base.ok ? base.ms : 0.0, base.ok ? base.ms / r.ms : 0.0);
         }
     }
     cudaStreamDestroy(stream);
@@ -722,10 +765,14 @@ int main(int argc, char** argv) {
             o.shapes.push_back(argv[++i]);
         } else if (!std::strcmp(argv[i], "--warps") && i + 1 < argc) {
             o.budget_warps = std::max(1, std::atoi(argv[++i]));
+        } else if (!std::strcmp(argv[i], "--budget-levels") && i + 1 < argc) {
+            o.budget_levels = std::max(0, std::atoi(argv[++i]));
+        } else if (!std::strcmp(argv[i], "--budget-case") && i + 1 < argc) {
+            o.budget_case = argv[++i];
         } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
             for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N]]\n");
+            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]]\n");
             return 2;
         }
     }

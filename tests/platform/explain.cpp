@@ -290,36 +290,48 @@ void test_budget_model() {
         const double r = in.predicted_ms / f.ms;
         CHECK_MSG(r > 0.8 && r < 1.2, "%ux%u %s %u levels %u warps %u it: model %.3f ms, H200 %.3f ms", f.w, f.h,
                   precision_name(f.p), f.levels, f.warps, f.iterations, in.predicted_ms, f.ms);
-        // ... and a budget of the measured time buys about the measured iterations
+        // ... and a budget of the measured time buys about the measured work (warps x iterations;
+        // past OF_BUDGET_ITERATIONS_PER_WARP the budget buys warps)
         c.time_budget_ms = static_cast<float>(f.ms);
         CHECK(explain(c, &in) == OF_OK && in.predicted_ms <= f.ms);
-        const double it = in.iterations;
-        CHECK_MSG(std::fabs(it - f.iterations) <= 0.5 * f.iterations, "%ux%u %s: budget %.3f ms buys %u iterations, "
-                  "the H200 ran %u", f.w, f.h, precision_name(f.p), f.ms, in.iterations, f.iterations);
+        const double it = static_cast<double>(in.iterations) * in.warps, want = f.iterations * f.warps;
+        CHECK_MSG(std::fabs(it - want) <= 0.5 * want && in.warps >= f.warps,
+                  "%ux%u %s: budget %.3f ms buys %u warps x %u iterations, the H200 ran %u x %u", f.w, f.h,
+                  precision_name(f.p), f.ms, in.warps, in.iterations, f.warps, f.iterations);
     }
 }
 
 void test_budget() {
-    // More budget, never fewer iterations; each count is the most that fits.
+    // More budget, never less work (warps x iterations) and never fewer warps; each count is
+    // the most that fits at its warps; warps grow past config.warps only once a warp would get
+    // more than OF_BUDGET_ITERATIONS_PER_WARP iterations, up to 100.
     of_config c = config(1920, 1080, "generic", OF_PRECISION_F16);
     c.warps = 3;
-    uint32_t last = 0;
+    uint64_t last = 0;
+    uint32_t last_warps = 0;
     for (float ms : {0.5f, 1.0f, 2.0f, 5.0f, 10.0f, 20.0f, 50.0f, 100.0f, 1000.0f}) {
         c.time_budget_ms = ms;
         of_info in;
         of_status s = explain(c, &in);
         CHECK_MSG(s == OF_OK, "budget %g: %s %s", static_cast<double>(ms), st(s), of_last_error(nullptr));
-        CHECK(in.iterations >= last && in.iterations >= 1 && in.iterations <= 100000);
+        const uint64_t work = static_cast<uint64_t>(in.iterations) * in.warps;
+        CHECK_MSG(work >= last && in.warps >= last_warps && in.iterations >= 1 && in.iterations <= 100000,
+                  "budget %g: %u x %u after %llu work at %u warps", static_cast<double>(ms), in.warps, in.iterations,
+                  static_cast<unsigned long long>(last), last_warps);
+        CHECK(in.warps >= 3 && in.warps <= 100);
+        if (in.warps > 3 && in.warps < 100) CHECK(in.iterations <= OF_BUDGET_ITERATIONS_PER_WARP);
         CHECK(in.predicted_ms <= ms && in.predicted_ms > 0);
         for (uint32_t l = 0; l < in.levels; ++l) CHECK(in.level_iterations[l] == in.iterations);
-        last = in.iterations;
-        of_config more = c; // one more iteration no longer fits
+        last = work;
+        last_warps = in.warps;
+        of_config more = c; // one more iteration at those warps no longer fits
         more.time_budget_ms = 0;
+        more.warps = in.warps;
         more.iterations = in.iterations + 1;
         of_info next;
         if (in.iterations < 100000) CHECK(explain(more, &next) == OF_OK && next.predicted_ms > ms);
     }
-    CHECK(last > 1000);
+    CHECK(last > 1000 && last_warps == 100);
     // A budget that buys no iteration says what one costs.
     c.time_budget_ms = 0.05f;
     of_info in;

@@ -349,6 +349,37 @@ void test_frame_model() {
     CHECK(iterations_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, 0.1, areas, gpu, 3, 1, 4, 100000, &b, kErr) ==
           OF_ERR_INVALID_ARGUMENT);
     CHECK_MSG(has(g_err, "buys no iteration") && has(g_err, "fixed") && has(g_err, "generic.xml:"), "%s", g_err);
+
+    // The budget's schedule: up to the cap it is iterations_for_budget's; past it, warps.
+    for (double ms : {0.3, 0.6, 1.0, 2.0, 4.0}) {
+        BudgetPlan one{}, sch{};
+        CHECK(iterations_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, ms, areas, gpu, 3, 1, 4, 100000, &one, kErr) ==
+              OF_OK);
+        CHECK(schedule_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, ms, areas, gpu, 3, 1, 100, 25, 4, 100000, &sch,
+                                  kErr) == OF_OK);
+        if (one.iterations[0] <= 25) {
+            CHECK_MSG(sch.warps == 1 && sch.iterations[0] == one.iterations[0], "%g ms: %u x %u", ms, sch.warps,
+                      sch.iterations[0]);
+        } else {
+            const std::uint32_t w = (one.iterations[0] + 24) / 25;
+            CHECK_MSG(sch.warps == w && sch.iterations[0] >= 1 && sch.iterations[0] <= 25, "%g ms: %u x %u (1 x %u)",
+                      ms, sch.warps, sch.iterations[0], one.iterations[0]);
+            // still the most that fits at that many warps
+            const std::uint32_t n = sch.iterations[0];
+            CHECK(frame_ms(*row, areas, gpu, 3, w, 4, n) <= ms && frame_ms(*row, areas, gpu, 3, w, 4, n + 1) > ms);
+        }
+    }
+    {
+        BudgetPlan sch{};
+        // cap 0: never more warps; max_warps caps the growth; min above max is an error
+        CHECK(schedule_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, 4.0, areas, gpu, 3, 2, 100, 0, 4, 100000, &sch,
+                                  kErr) == OF_OK && sch.warps == 2);
+        CHECK(schedule_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, 16.0, areas, gpu, 3, 1, 3, 25, 4, 100000, &sch,
+                                  kErr) == OF_OK && sch.warps == 3 && sch.iterations[0] > 25);
+        CHECK(schedule_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, 4.0, areas, gpu, 3, 5, 4, 25, 4, 100000, &sch,
+                                  kErr) == OF_ERR_INVALID_ARGUMENT);
+        CHECK_MSG(has(g_err, "max_warps"), "%s", g_err);
+    }
 }
 
 void test_timing() {
