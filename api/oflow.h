@@ -291,9 +291,10 @@ typedef struct of_info {
     of_backend level_wanted[OF_MAX_LEVELS];  /**< per level, the path the table wants: CUDA for its GPU path, NEON
                                                   or REFERENCE (this build's CPU path) for its CPU path; AUTO when
                                                   the table has no row for the request (explicit backends only) */
-    of_backend level_backend[OF_MAX_LEVELS]; /**< per level, the backend that runs it. A frame runs on one device:
-                                                  every level on level 0's path (the reason says when levels wanted
-                                                  another) */
+    of_backend level_backend[OF_MAX_LEVELS]; /**< per level, the backend that runs it. With backend AUTO on CUDA the
+                                                  coarse levels the table wants on the CPU run there (one download of
+                                                  their pyramids, one wait, one flow upload per frame); explicit
+                                                  backends run every level */
     uint32_t level_iterations[OF_MAX_LEVELS];/**< inner iterations per warp at each level */
 } of_info;
 

@@ -5,6 +5,7 @@
 #include "core/arena.hpp"
 #include "core/config_check.hpp"
 #include "core/select.hpp"
+#include "core/tvl1_driver.hpp"
 #include "platform/table_load.hpp"
 
 #if OF_HAVE_CUDA
@@ -36,6 +37,13 @@ struct LoadedTemp {
     }
     const platform::BoardTable* board() const { return table ? &table->board : nullptr; }
 };
+
+#if OF_HAVE_CUDA
+// cuda::CpuLevels::solve: the CPU half of a split frame.
+of_status solve_coarse(void* user, int w, int h, std::uint64_t* iterations) {
+    return tvl1_solve_coarse_cpu(static_cast<of_context*>(user), w, h, iterations);
+}
+#endif
 
 } // namespace
 
@@ -103,9 +111,11 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         tmp.table.reset();
     }
     kernel_table_init_ref(&c->kt);
-    // NEON overrides the entries it vectorises; F16 arithmetic only where the CPU has it.
+    // NEON overrides the entries it vectorises; F16 arithmetic only where the CPU has it. A
+    // CUDA frame split by level runs its coarse levels on this build's CPU path.
 #if OF_HAVE_NEON
-    if (plan.backend == OF_BACKEND_NEON) kernel_table_init_neon(&c->kt, sel.cpu_f16);
+    if (plan.backend == OF_BACKEND_NEON || (plan.split_from > 0 && sel.cpu_backend == OF_BACKEND_NEON))
+        kernel_table_init_neon(&c->kt, sel.cpu_f16);
 #endif
     selftest_hooks::apply(&c->kt); // a no-op unless a test broke a kernel on purpose
     c->presmooth = make_gaussian(cfg->presmooth_sigma);
@@ -120,7 +130,18 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     }
 #if OF_HAVE_CUDA
     if (plan.backend == OF_BACKEND_CUDA) {
-        s = cuda::create(c->buf[kBufCudaState], c->buf[kBufStaging], c->cfg, &sel.launch, err, &c->cuda);
+        cuda::CpuLevels cpu;
+        std::memset(static_cast<void*>(&cpu), 0, sizeof cpu);
+        cpu.from = plan.split_from;
+        if (cpu.from > 0) {
+            cpu.pyr[0] = static_cast<float*>(c->buf[kBufPyr0]);
+            cpu.pyr[1] = static_cast<float*>(c->buf[kBufPyr1]);
+            for (int l = 0; l < kMaxLevels; ++l) cpu.level_off[l] = plan.level_offset[l];
+            cpu.flow_xy = static_cast<const float*>(c->buf[kBufSplitFlow]);
+            cpu.solve = &solve_coarse;
+            cpu.user = c;
+        }
+        s = cuda::create(c->buf[kBufCudaState], c->buf[kBufStaging], c->cfg, &sel.launch, cpu, err, &c->cuda);
         if (s != OF_OK) {
             context_destroy(c);
             return s;

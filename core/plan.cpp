@@ -20,8 +20,6 @@ bool align_up(std::size_t v, std::size_t a, std::size_t* out) {
     return true;
 }
 
-std::ptrdiff_t pitch_of(int w) { return (static_cast<std::ptrdiff_t>(w) + 15) / 16 * 16; }
-
 bool plane_bytes(const LevelDims& d, std::size_t* out) {
     return mul(static_cast<std::size_t>(d.pitch), static_cast<std::size_t>(d.h), out) &&
            mul(*out, sizeof(float), out);
@@ -31,6 +29,8 @@ bool plane_bytes(const LevelDims& d, std::size_t* out) {
 int scaled(int side, float factor) { return static_cast<int>(side * static_cast<double>(factor) + 0.5); }
 
 } // namespace
+
+std::ptrdiff_t host_pitch(int w) { return (static_cast<std::ptrdiff_t>(w) + 15) / 16 * 16; }
 
 int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims) {
     int levels = levels_cfg;
@@ -56,7 +56,7 @@ int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims) {
         }
         dims[l].w = cw;
         dims[l].h = ch;
-        dims[l].pitch = pitch_of(cw);
+        dims[l].pitch = host_pitch(cw);
     }
     return levels;
 }
@@ -64,22 +64,29 @@ int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims) {
 of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     Plan& p = *plan;
     p.backend = in.backend;
-    const bool cpu = in.backend != OF_BACKEND_CUDA;
     p.levels = pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
                             static_cast<int>(cfg.levels), cfg.scale_factor, p.dims);
-    // Pyramid buffer: all levels back to back, each 64-byte aligned.
+    const bool split = in.backend == OF_BACKEND_CUDA && in.split_from > 0;
+    if (split && in.split_from >= p.levels) return OF_ERR_INVALID_ARGUMENT;
+    p.split_from = split ? in.split_from : 0;
+    const bool cpu = in.backend != OF_BACKEND_CUDA || split; // the CPU path runs some level
+    const int first = p.split_from;                           // its finest level
+    // Pyramid buffer: the CPU's levels back to back, each 64-byte aligned.
     std::size_t pyr = 0;
-    for (int l = 0; l < p.levels; ++l) {
+    for (int l = 0; l < kMaxLevels; ++l) p.level_offset[l] = 0;
+    for (int l = first; l < p.levels; ++l) {
         std::size_t b = 0;
         if (!plane_bytes(p.dims[l], &b) || !align_up(pyr, kHostAlign, &pyr)) return OF_ERR_OVERFLOW;
         p.level_offset[l] = pyr;
         if (pyr > kSizeMax - b) return OF_ERR_OVERFLOW;
         pyr += b;
     }
-    for (int l = p.levels; l < kMaxLevels; ++l) p.level_offset[l] = 0;
-    std::size_t plane0 = 0, plane1 = 0;
-    if (!plane_bytes(p.dims[0], &plane0)) return OF_ERR_OVERFLOW;
-    if (p.levels > 1 && !plane_bytes(p.dims[1], &plane1)) return OF_ERR_OVERFLOW;
+    std::size_t plane0 = 0, plane1 = 0, split_flow = 0;
+    if (!plane_bytes(p.dims[first], &plane0)) return OF_ERR_OVERFLOW;
+    if (p.levels > first + 1 && !plane_bytes(p.dims[first + 1], &plane1)) return OF_ERR_OVERFLOW;
+    if (split && !mul(static_cast<std::size_t>(p.dims[first].w) * static_cast<std::size_t>(p.dims[first].h),
+                      2 * sizeof(float), &split_flow))
+        return OF_ERR_OVERFLOW;
     std::size_t bands = 0;
     if (!mul(static_cast<std::size_t>(cfg.threads), 64, &bands)) return OF_ERR_OVERFLOW;
 
@@ -100,6 +107,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufCudaState, "cuda_state", in.cuda_state_bytes},
         {kBufStaging, "staging", in.pinned_bytes},
         {kBufTable, "tuning_table", in.table_bytes},
+        {kBufSplitFlow, "split_flow", split_flow},
     };
     static_assert(sizeof(rows) / sizeof(rows[0]) == kHostBufCount, "one row per host buffer");
     // The block start is aligned by the allocator or checked for a caller arena, so offsets

@@ -30,7 +30,13 @@ struct LevelDims {
 /// the coarsest side >= 16 px (at least 1). Sides shrink as max(1, (int)(side*factor + 0.5)).
 int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims);
 
-/// Host planes of the reference TV-L1 path (level-0-sized unless noted).
+/// Pitch in floats of a host plane w floats wide: w rounded up to 16 (64 bytes).
+std::ptrdiff_t host_pitch(int w);
+
+/// Host planes of the CPU TV-L1 path (level-0-sized unless noted). A CUDA plan with a split
+/// (PlanInputs::split_from > 0) carves them for the CPU's levels only: pyramids of levels
+/// split_from.. (level_offset as for the whole pyramid, levels below split_from unused) and
+/// planes the size of level split_from.
 enum HostBuf : int {
     kBufContext = 0, // the of_context object itself
     kBufPyr0,        // pyramid of frame 0, all levels
@@ -46,6 +52,7 @@ enum HostBuf : int {
     kBufCudaState,                    // cuda::State (CUDA backend only)
     kBufStaging,                      // pinned upload/download staging (CUDA backend only)
     kBufTable,                        // platform::LoadedTable (only with config.tuning_path)
+    kBufSplitFlow,                    // CUDA split: level split_from's flow, interleaved u1,u2 (else 0)
     kHostBufCount
 };
 
@@ -65,10 +72,13 @@ struct PlanInputs {
     std::size_t pinned_bytes;
     std::size_t device_bytes;
     std::size_t table_bytes;       // sizeof(platform::LoadedTable) with config.tuning_path, else 0
+    int split_from;                // CUDA only: levels >= split_from run on the CPU (0 = none; 1..levels-1)
 };
 
 struct Plan {
     of_backend backend;               // resolved backend the plan is for
+    int split_from;                   // CUDA: levels >= split_from run on the CPU path (0 = none);
+                                      // CPU backends: 0
     int levels;                       // at the maximum size
     LevelDims dims[kMaxLevels];       // at the maximum size
     std::size_t level_offset[kMaxLevels]; // of level l inside a pyramid buffer

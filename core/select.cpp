@@ -134,10 +134,8 @@ void auto_reason(const Selection& o, const platform::PathPlan& pp, const char* t
     else if (!gpu_present)
         std::snprintf(out, cap, "%s: %s path; the table wants the GPU on %d of %d levels, but %.70s", tag, cpu,
                       pp.gpu_levels, pp.levels, cuda_why);
-    else if (pp.gpu_levels == pp.levels)
-        std::snprintf(out, cap, "%s: %.140s", tag, pp.reason);
     else
-        std::snprintf(out, cap, "%s: %.100s; all on CUDA: one device/frame", tag, pp.reason);
+        std::snprintf(out, cap, "%s: %.140s", tag, pp.reason);
 }
 
 } // namespace
@@ -244,7 +242,16 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         std::snprintf(o.reason + n, sizeof o.reason - n, "; GPU assumed, CUDA not built");
 #endif
     }
-    o.cpu_f16 = backend == OF_BACKEND_NEON && prec == OF_PRECISION_F16 && neon_f16_arith();
+    // AUTO on CUDA where the table wants coarse levels on the CPU: split the frame there (the
+    // levels wanted on the CPU are a suffix: areas shrink with the level).
+    o.split_from = 0;
+    if (want == OF_BACKEND_AUTO && backend == OF_BACKEND_CUDA && o.have_wanted)
+        for (int l = 1; l < levels; ++l)
+            if (o.wanted[l] == platform::kPathCpu) {
+                o.split_from = l;
+                break;
+            }
+    o.cpu_f16 = (backend == OF_BACKEND_NEON || o.split_from > 0) && prec == OF_PRECISION_F16 && neon_f16_arith();
 
     // CUDA launch shape: the table's defaults for the maximum frame, what the config sets wins.
     if (backend == OF_BACKEND_CUDA) {
@@ -267,7 +274,9 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
 
     // Iterations: the budget's, on the paths that run.
     platform::Path run[kMaxLevels];
-    for (int l = 0; l < kMaxLevels; ++l) run[l] = backend == OF_BACKEND_CUDA ? platform::kPathGpu : platform::kPathCpu;
+    for (int l = 0; l < kMaxLevels; ++l)
+        run[l] = backend == OF_BACKEND_CUDA && (o.split_from == 0 || l < o.split_from) ? platform::kPathGpu
+                                                                                      : platform::kPathCpu;
     const std::uint32_t depth =
         backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER ? static_cast<std::uint32_t>(o.tuning.depth) : 1u;
     if (cfg.time_budget_ms > 0.0f) {
@@ -285,7 +294,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     o.iterations = o.cfg.iterations;
 
     // Memory.
-    PlanInputs in{backend, context_bytes, 0, 0, 0, cfg.tuning_path ? sizeof(platform::LoadedTable) : 0};
+    PlanInputs in{backend, context_bytes, 0, 0, 0, cfg.tuning_path ? sizeof(platform::LoadedTable) : 0, o.split_from};
     o.memory_planned = true;
     if (backend == OF_BACKEND_CUDA) {
 #if OF_HAVE_CUDA
@@ -351,7 +360,7 @@ void selection_info(const Selection& s, of_info* info) {
         in.level_wanted[l] = !s.have_wanted ? OF_BACKEND_AUTO
                              : s.wanted[l] == platform::kPathGpu ? OF_BACKEND_CUDA
                                                                  : s.cpu_backend;
-        in.level_backend[l] = b;
+        in.level_backend[l] = s.split_from > 0 && l >= s.split_from ? s.cpu_backend : b;
         in.level_iterations[l] = s.iterations;
     }
     *info = in;

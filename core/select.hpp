@@ -14,9 +14,12 @@
 //    set and not empty. An unknown value is OF_ERR_INVALID_ARGUMENT; a backend this build or
 //    machine lacks is OF_ERR_BACKEND_UNAVAILABLE (config or variable named in the message);
 //    neither ever falls back. AUTO: the table's crossover on the level areas of the maximum
-//    frame (platform::select_paths, as if the board's GPU were there: level_wanted); a frame
-//    runs on one device, so level 0's path runs every level: CUDA when its wish is the GPU and a
-//    CUDA device is usable, else the CPU path (NEON when built and usable, else reference).
+//    frame (platform::select_paths, as if the board's GPU were there: level_wanted). Level 0's
+//    wish picks the backend: CUDA when it is the GPU and a CUDA device is usable, else the CPU
+//    path (NEON when built and usable, else reference) for every level. On CUDA, the coarse
+//    levels the table wants on the CPU (a per-level crossover) run there: split_from is the
+//    first of them (cuda/cuda_backend.hpp CpuLevels: one download of their pyramids, one wait,
+//    one flow upload). Explicit backends (config or OFLOW_FORCE_BACKEND) never split.
 //  - CUDA launch defaults: the table's launch row (platform::select_launch) for the maximum
 //    frame's size bucket among the variants the config allows; what the config sets wins
 //    (cuda/cuda_layout.hpp default_shape). No row: the built-in defaults.
@@ -62,7 +65,8 @@ enum class SelectFor { kCreate, kExplain };
 struct Selection {
     of_config cfg;                     // effective config: precision F32|F16 (never AUTO), iterations
                                        // (the budget's), the rest as given (pointers not owned)
-    Plan plan;                         // plan.backend: what runs every level
+    Plan plan;                         // plan.backend: what runs level 0 (every level unless split)
+    int split_from;                    // CUDA: levels >= split_from on cpu_backend (0 = none)
     const platform::BoardTable* table; // may point into the caller's LoadedTable
     platform::Match match;
     char table_reason[160];

@@ -106,26 +106,21 @@ void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
 
 } // namespace
 
-of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& next,
-                           const of_flow& out) {
+namespace {
+
+// Coarse-to-fine from the coarsest level down to level `lo` on pyramids that are built: leaves
+// level lo's flow in kBufU1/kBufU2 (and each finer-than-coarsest level's input in prev_u*).
+// Adds the inner iterations run to *total.
+void solve_levels(const Frame& f, int lo, uint64_t* total) {
+    of_context* c = f.c;
     const of_config& cfg = c->cfg;
     const KernelTable& k = c->kt;
-    Frame f;
-    f.c = c;
-    f.levels = pyramid_dims(static_cast<int>(prev.width), static_cast<int>(prev.height),
-                            static_cast<int>(cfg.levels), cfg.scale_factor, f.dims);
-    if (f.levels > c->plan.levels)
-        return c->sink().fail(OF_ERR_INTERNAL, "tvl1: %d levels > %d planned", f.levels, c->plan.levels);
-
-    build_pyramid(f, prev, kBufPyr0);
-    build_pyramid(f, next, kBufPyr1);
-
     double* band_sums = static_cast<double*>(c->buf[kBufBandSums]);
     const int sum_stride = 64 / static_cast<int>(sizeof(double));
     const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
     uint64_t total_iterations = 0;
 
-    for (int l = f.levels - 1; l >= 0; --l) {
+    for (int l = f.levels - 1; l >= lo; --l) {
         const LevelDims& d = f.dims[l];
         Plane u1 = f.work(kBufU1, l), u2 = f.work(kBufU2, l);
         if (l == f.levels - 1) {
@@ -195,16 +190,66 @@ of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& 
                 }
             }
         }
-        if (l > 0) {
+        if (l > lo) {
             copy_plane(c, u1, f.work(kBufPrevU1, l));
             copy_plane(c, u2, f.work(kBufPrevU2, l));
         }
     }
+    *total += total_iterations;
+}
+
+// Frame geometry of a w x h frame; false (with the message) when it needs more levels than
+// the plan holds.
+bool frame_of(of_context* c, int w, int h, Frame* f) {
+    const of_config& cfg = c->cfg;
+    f->c = c;
+    f->levels = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, f->dims);
+    if (f->levels > c->plan.levels) {
+        c->sink().fail(OF_ERR_INTERNAL, "tvl1: %d levels > %d planned", f->levels, c->plan.levels);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& next,
+                           const of_flow& out) {
+    Frame f;
+    if (!frame_of(c, static_cast<int>(prev.width), static_cast<int>(prev.height), &f)) return OF_ERR_INTERNAL;
+    build_pyramid(f, prev, kBufPyr0);
+    build_pyramid(f, next, kBufPyr1);
+    uint64_t total_iterations = 0;
+    solve_levels(f, 0, &total_iterations);
     write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);
     c->info.last_width = prev.width;
     c->info.last_height = prev.height;
     c->info.last_levels = static_cast<uint32_t>(f.levels);
     c->info.last_iterations = total_iterations;
+    return OF_OK;
+}
+
+of_status tvl1_solve_coarse_cpu(of_context* c, int w, int h, uint64_t* iterations) {
+    Frame f;
+    if (!frame_of(c, w, h, &f)) return OF_ERR_INTERNAL;
+    const int from = c->plan.split_from;
+    if (from <= 0 || from >= f.levels)
+        return c->sink().fail(OF_ERR_INTERNAL, "tvl1: split at level %d of a %d-level frame", from, f.levels);
+    solve_levels(f, from, iterations);
+    // Level `from`'s flow, interleaved, rows of 2w floats: what the GPU's u plane holds.
+    const Plane u1 = f.work(kBufU1, from), u2 = f.work(kBufU2, from);
+    float* xy = static_cast<float*>(c->buf[kBufSplitFlow]);
+    rows(c, u1.h, [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y) {
+            const float* a = u1.row(y);
+            const float* b = u2.row(y);
+            float* o = xy + static_cast<std::size_t>(y) * 2u * static_cast<std::size_t>(u1.w);
+            for (int x = 0; x < u1.w; ++x) {
+                o[2 * x] = a[x];
+                o[2 * x + 1] = b[x];
+            }
+        }
+    });
     return OF_OK;
 }
 

@@ -161,7 +161,7 @@ of_status plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need,
 }
 
 of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                 const ErrorSink& err, State** out) {
+                 const CpuLevels& cpu, const ErrorSink& err, State** out) {
     *out = nullptr;
     State* st = new (state_slot) State();
     *out = st;
@@ -181,6 +181,9 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     st->graph_ucur = 0;
     st->bench_w = st->bench_h = 0;
     st->bench_ucur = st->bench_pcur = 0;
+    st->cpu = cpu;
+    if (cpu.from > 0 && (!cpu.solve || !cpu.pyr[0] || !cpu.pyr[1] || !cpu.flow_xy))
+        return err.fail(OF_ERR_INTERNAL, "cuda: split at level %d without its host buffers", cpu.from);
     of_status s = resolve_tuning(cfg, defaults, &st->tun, err);
     if (s != OF_OK) return s;
     if (make_layout(cfg, st->tun, &st->lay) != OF_OK)
@@ -257,7 +260,9 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
                             st->tun.bw, st->tun.bh, fa.maxThreadsPerBlock, kl.name[i]);
     }
     s = warm_up(*st, err);
-    if (s == OF_OK) s = capture_solver(*st, err);
+    // A frame split by level waits for the CPU in the middle: no graph (each frame enqueues).
+    const bool split_max = st->cpu.from > 0 && st->cpu.from < st->lay.levels;
+    if (s == OF_OK && !split_max) s = capture_solver(*st, err);
     if (s != OF_OK) return s;
     return OF_OK;
 }
@@ -335,8 +340,8 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
     const DPlane<float2> u = st->plane<float2>(l.u[info.ucur], info.dims[0]);
     const std::size_t row8 = static_cast<std::size_t>(w) * 8;
     *levels = info.levels;
-    uint64_t scheduled = 0;
-    for (int lv = 0; lv < info.levels; ++lv) scheduled += static_cast<uint64_t>(st->cfg.warps) * st->cfg.iterations;
+    uint64_t scheduled = info.cpu_iterations; // the CPU levels' count is exact
+    for (int lv = 0; lv < info.gpu_levels; ++lv) scheduled += static_cast<uint64_t>(st->cfg.warps) * st->cfg.iterations;
     *iterations = scheduled;
 
     // 5. Output.
@@ -375,11 +380,11 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
 
     const int* stop = reinterpret_cast<const int*>(st->pinned + l.stage_ctrl);
     uint64_t ran = 0;
-    for (int lv = 0; lv < info.levels; ++lv)
+    for (int lv = 0; lv < info.gpu_levels; ++lv)
         for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
             ran += static_cast<uint64_t>(iterations_run(*st, stop[lv * kMaxWarps + static_cast<int>(wp)],
                                                         static_cast<int>(st->cfg.iterations)));
-    *iterations = ran;
+    *iterations = ran + info.cpu_iterations;
 
     if (out.memory == OF_MEMORY_HOST) {
         const unsigned char* f = st->pinned + l.stage_flow;

@@ -17,6 +17,11 @@
 //    wait like host output. Host frames are staged through the pinned slot; a host frame
 //    arriving while the previous frame's upload out of that slot is still in flight (only
 //    after a device-output frame) waits for that upload first.
+//  - Split frames (CpuLevels::from > 0, the board table's per-level crossover): the GPU builds
+//    both pyramids, levels from.. of them go down to the host (cudaMemcpy2DAsync into the
+//    core's host pyramids), the stream is waited for once, CpuLevels::solve runs those levels
+//    on the CPU path, and level `from`'s flow goes up once; the GPU does levels from-1..0. Such
+//    a frame is not a captured graph. Frames whose pyramid has no level `from` run all on the GPU.
 //  - Iteration counts: exact whenever the frame ends with a wait (host or mapped output);
 //    with device output the scheduled count (levels x warps x iterations), exact for
 //    epsilon == 0. Epsilon stops a warp on the device: per iteration for GLOBAL and FUSED,
@@ -60,11 +65,25 @@ of_status plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need,
 
 struct State;
 
+/// The CPU side of a split frame (levels >= from on the CPU path), as the core sets it up:
+/// where the coarse pyramid levels go and the call that solves them.
+struct CpuLevels {
+    int from;                           // first level on the CPU; 0 = no split
+    float* pyr[2];                      // host pyramids of both frames (plan kBufPyr0/kBufPyr1)
+    std::size_t level_off[kMaxLevels];  // byte offset of level l >= from in them; rows host_pitch(w) floats
+    const float* flow_xy;               // level from's flow after solve(): (u1, u2) pairs, rows of 2w floats
+    /// Solves levels [from, levels) of a w x h frame from the host pyramids, writes flow_xy, adds
+    /// its inner iterations to *iterations; a status with the message in the core's error.
+    of_status (*solve)(void* user, int w, int h, std::uint64_t* iterations);
+    void* user;
+};
+
 /// Constructs State in state_slot (need.state_bytes, 64-byte aligned) using pinned_slot
-/// (need.pinned_bytes, 64-byte aligned) as staging; cfg and defaults as given to plan(). *out
+/// (need.pinned_bytes, 64-byte aligned) as staging; cfg and defaults as given to plan(); cpu
+/// (copied) says which levels run on the CPU, from 0 for none. *out
 /// is set even on failure when the state was constructed, so the caller can destroy() it.
 of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                 const ErrorSink& err, State** out);
+                 const CpuLevels& cpu, const ErrorSink& err, State** out);
 
 /// One frame pair; arguments already validated by the API (sizes, strides, memory kinds).
 /// Writes the number of inner iterations run and the levels used.

@@ -206,8 +206,37 @@ of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot
 
 namespace {
 
+// Levels st.cpu.from.. of a split frame on the CPU: both pyramids' coarse levels down to the
+// core's host pyramids, one wait, the CPU solve, and level `from`'s flow up into u[0].
+of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
+    const cudaStream_t s = st.stream;
+    const int from = st.cpu.from;
+    for (int f = 0; f < 2; ++f)
+        for (int l = from; l < info->levels; ++l) {
+            const LevelDims& d = info->dims[l];
+            const DPlane<float> src = st.pyr(f, l, d);
+            unsigned char* dst = reinterpret_cast<unsigned char*>(st.cpu.pyr[f]) + st.cpu.level_off[l];
+            OF_CUDA_TRY(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(host_pitch(d.w)) * 4, src.p,
+                                          static_cast<std::size_t>(src.pitch) * 4, static_cast<std::size_t>(d.w) * 4,
+                                          static_cast<std::size_t>(d.h), cudaMemcpyDeviceToHost, s),
+                        "coarse pyramid download");
+        }
+    OF_CUDA_TRY(cudaStreamSynchronize(s), "coarse pyramid download");
+    of_status r = st.cpu.solve(st.cpu.user, info->dims[0].w, info->dims[0].h, &info->cpu_iterations);
+    if (r != OF_OK) return r;
+    const LevelDims& d = info->dims[from];
+    const DPlane<float2> u = st.plane<float2>(st.lay.u[0], d);
+    OF_CUDA_TRY(cudaMemcpy2DAsync(u.p, static_cast<std::size_t>(u.pitch) * 8, st.cpu.flow_xy,
+                                  static_cast<std::size_t>(d.w) * 8, static_cast<std::size_t>(d.w) * 8,
+                                  static_cast<std::size_t>(d.h), cudaMemcpyHostToDevice, s),
+                "coarse flow upload");
+    (void)err;
+    return OF_OK;
+}
+
 // Everything of a frame after the two conversions: pyramids, coarse-to-fine warps and
-// iterations. Depends only on the frame size, so it can be captured as a graph.
+// iterations. Depends only on the frame size, so it can be captured as a graph (unless the
+// frame is split: the CPU levels wait for the pyramids in the middle).
 of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     const of_config& cfg = st.cfg;
     const cudaStream_t s = st.stream;
@@ -231,7 +260,14 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
 
     const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
     int ucur = 0, pcur = 0;
-    for (int l = levels - 1; l >= 0; --l) {
+    info->gpu_levels = levels;
+    info->cpu_iterations = 0;
+    if (st.cpu.from > 0 && st.cpu.from < levels) { // u[0] then holds level `from`'s flow
+        r = run_cpu_levels(st, info, err);
+        if (r != OF_OK) return r;
+        info->gpu_levels = st.cpu.from;
+    }
+    for (int l = info->gpu_levels - 1; l >= 0; --l) {
         const LevelDims& d = dims[l];
         if (l == levels - 1) {
             OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.u[ucur], 0, plane_bytes(d, 8), s), "cudaMemsetAsync(u)");
@@ -270,6 +306,8 @@ of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveI
     const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
     info->launches = (static_cast<int>(cfg.iterations) + depth - 1) / depth;
     info->ucur = 0;
+    info->gpu_levels = info->levels;
+    info->cpu_iterations = 0;
     return OF_OK;
 }
 
@@ -281,6 +319,7 @@ of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, 
     if (r == OF_OK) r = convert_frame(st, 1, b, info->dims[0], err);
     if (r != OF_OK) return r;
     if (st.graph && w == static_cast<int>(st.cfg.max_width) && h == static_cast<int>(st.cfg.max_height)) {
+        // never a split frame: create() does not capture one
         OF_CUDA_TRY(cudaGraphLaunch(st.graph, st.stream), "solver graph launch");
         info->ucur = st.graph_ucur;
         return OF_OK;

@@ -29,6 +29,7 @@ struct State {
     bool registered;           // cudaHostRegister succeeded (else staging is pageable)
     cudaGraphExec_t graph;     // solve() for the maximum frame size, captured at create
     int graph_ucur;            // u plane holding the level-0 flow after the graph
+    CpuLevels cpu;             // levels on the CPU path (cpu.from == 0: none)
     int bench_w, bench_h;      // level prepared by hooks::bench_prepare (0 = none)
     int bench_ucur, bench_pcur;
 
@@ -65,6 +66,8 @@ struct SolveInfo {
     LevelDims dims[kMaxLevels];
     int launches;      // per warp (iterations for GLOBAL/FUSED, ceil(iterations/depth) for MULTI)
     int ucur;          // u[ucur] holds the level-0 flow
+    int gpu_levels;    // levels 0..gpu_levels-1 ran on the GPU (the rest on the CPU: a split frame)
+    std::uint64_t cpu_iterations; // inner iterations the CPU levels ran
 };
 
 /// Pyramids of both frames, then coarse-to-fine warps and iterations; leaves the level-0 flow

@@ -9,6 +9,7 @@
 //        host frames + host flow:          0 allocations, 1 wait
 //        device F32 frames + device flow:  0 allocations, 1 wait (the finiteness check)
 //        host F32 frames + host flow:      0 allocations, 1 wait
+//        a frame split by level (AUTO, xavier table): one more wait (the coarse pyramids)
 //  - A caller device arena: create allocates no device memory; too small -> OF_ERR_ARENA.
 //  - A caller stream is used (work is on it).
 //  - Out of device memory at create (32768 x 32768; a second one on GPUs big enough for the
@@ -125,19 +126,28 @@ void test_wrappers_active() {
     of_destroy(ctx);
 }
 
-void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame) {
-    const uint32_t w = 160, h = 120;
+void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame, bool split = false) {
+    // split: backend AUTO on the xavier table, whose per-level crossover (512x512) puts every
+    // level of a 768x384 frame but the first on the CPU: one more wait per frame.
+    const uint32_t w = split ? 768 : 160, h = split ? 384 : 120;
     const int frames = 4;
     of_config c = tvl1_config(w, h);
-    c.backend = OF_BACKEND_CUDA;
+    c.backend = split ? OF_BACKEND_AUTO : OF_BACKEND_CUDA;
+    c.platform = split ? "xavier" : nullptr;
     c.format = fmt;
     c.warps = 3;
     c.iterations = 20;
     char what[96];
-    std::snprintf(what, sizeof what, "format %d, %s frames and flow", static_cast<int>(fmt), device_io ? "device" : "host");
+    std::snprintf(what, sizeof what, "format %d, %s frames and flow%s", static_cast<int>(fmt), device_io ? "device" : "host",
+                  split ? ", split" : "");
     of_context* ctx = create_or_report(c, what);
     CHECK(ctx != nullptr);
     if (!ctx) return;
+    if (split) {
+        const of_info in = info_of(ctx);
+        CHECK_MSG(in.levels > 1 && in.level_backend[0] == OF_BACKEND_CUDA && in.level_backend[1] != OF_BACKEND_CUDA,
+                  "%s: not split (levels %u, level 1 on %d)", what, in.levels, static_cast<int>(in.level_backend[1]));
+    }
     const Pair p = synth_pair(oflow::synth::Case::SmoothField, w, h, 8);
     const FramePair fp = frames_of(p, fmt);
     const DevFrame a = to_device(fp.prev, OF_MEMORY_CUDA_DEVICE), b = to_device(fp.next, OF_MEMORY_CUDA_DEVICE);
@@ -300,6 +310,8 @@ int main() {
     run_frames(OF_PIXEL_U8, false, 1);
     run_frames(OF_PIXEL_F32, true, 1);
     run_frames(OF_PIXEL_F32, false, 1);
+    run_frames(OF_PIXEL_U8, true, 1, true);   // the split's one wait for the coarse pyramids
+    run_frames(OF_PIXEL_U8, false, 2, true);
     test_caller_arena_and_stream();
     test_first_frame();
     test_out_of_memory();

@@ -15,7 +15,10 @@
 //    per warp; MULTI_ITER: stops at launch granularity, up to depth-1 more per warp) and EPE
 //    within 5 % + 0.01 px of the reference's;
 //  - NaN in F32 frames in device memory -> OF_ERR_NONFINITE naming the frame, nothing written;
-//  - small and degenerate sizes (1x1, 2x2, 1xN, Nx1, 33x17) in a larger context.
+//  - small and degenerate sizes (1x1, 2x2, 1xN, Nx1, 33x17) in a larger context;
+//  - frames split by level (AUTO on the xavier table: coarse levels on the CPU path): F32
+//    within 1e-3 px of the reference and of the all-CUDA flow, F16 the EPE bound, every
+//    iteration counted, smaller frames in the same context.
 // Every failure line names the case, size, variant, precision and the measured value.
 #include "gpu_util.hpp"
 
@@ -423,6 +426,99 @@ void test_sizes() {
         }
 }
 
+// A frame split by level (backend AUTO, the xavier table: level areas below 512x512 on the CPU):
+// the coarse levels on this build's CPU path, the fine ones on the GPU, one transfer between.
+// F32: within 1e-3 px of the reference and of the all-CUDA run; F16: the EPE bound; of_info
+// says which level ran where and counts every iteration; frames too small to reach the split
+// level run all on the GPU in the same context.
+void test_split() {
+    const uint32_t W = 768, H = 384; // level 0 294912 px (GPU), level 1 73728 px (CPU)
+    const Pair p = synth_pair(Case::RotationZoom, W, H, 5);
+    const FramePair fp = frames_of(p, OF_PIXEL_F32);
+    of_config base = schedule(W, H);
+    base.warps = 3;
+    base.iterations = 20;
+    base.platform = "xavier";
+    of_config ref = base;
+    ref.backend = OF_BACKEND_REFERENCE;
+    FlowBuf fr;
+    of_info iref;
+    if (!flow_of(ref, fp, fr, &iref, "split reference")) return;
+    const std::vector<float> vr = fr.extract();
+    std::printf("\nsplit frames: %ux%u rotation-zoom, xavier table, levels auto, warps 3, iterations 20\n", W, H);
+    double epe32 = -1.0;
+    for (of_precision pr : kPrecisions) {
+        of_config c = base;
+        c.backend = OF_BACKEND_AUTO;
+        c.precision = pr;
+        char what[96];
+        std::snprintf(what, sizeof what, "split %s", precision_str(pr));
+        FlowBuf f;
+        of_info info;
+        if (!flow_of(c, fp, f, &info, what)) continue;
+        const std::vector<float> vf = f.extract();
+        int gpu = 0, cpu = 0;
+        for (uint32_t l = 0; l < info.levels; ++l) {
+            const of_backend b = info.level_backend[l];
+            if (b == OF_BACKEND_CUDA) {
+                CHECK_MSG(cpu == 0 && l == static_cast<uint32_t>(gpu), "%s: level %u on CUDA below a CPU level", what, l);
+                ++gpu;
+            } else {
+                CHECK_MSG(b == OF_BACKEND_REFERENCE || b == OF_BACKEND_NEON, "%s: level %u backend %d", what, l,
+                          static_cast<int>(b));
+                ++cpu;
+            }
+        }
+        CHECK_MSG(info.backend == OF_BACKEND_CUDA && gpu == 1 && cpu == static_cast<int>(info.levels) - 1,
+                  "%s: backend %d, %d GPU and %d CPU levels of %u", what, static_cast<int>(info.backend), gpu, cpu, info.levels);
+        CHECK_MSG(info.last_iterations == iref.last_iterations, "%s: %llu iterations, the reference ran %llu", what,
+                  static_cast<unsigned long long>(info.last_iterations), static_cast<unsigned long long>(iref.last_iterations));
+        const double e = epe(f, p);
+        const double d = max_diff(vf, vr);
+        FlowBuf fc;
+        of_config all = c;
+        all.backend = OF_BACKEND_CUDA; // explicit: every level on the GPU
+        of_info ic;
+        const bool have_all = flow_of(all, fp, fc, &ic, "all on CUDA");
+        const double dc = have_all ? max_diff(vf, fc.extract()) : -1.0;
+        if (have_all) CHECK_MSG(ic.level_backend[info.levels - 1] == OF_BACKEND_CUDA, "explicit CUDA split a frame");
+        if (pr == OF_PRECISION_F32) {
+            epe32 = e;
+            CHECK_MSG(d <= 1e-3, "%s: max |flow - reference| %.3g px > 1e-3", what, d);
+            CHECK_MSG(dc >= 0.0 && dc <= 1e-3, "%s: max |flow - all-CUDA flow| %.3g px > 1e-3", what, dc);
+        } else {
+            CHECK_MSG(epe32 >= 0.0 && e <= 1.03 * epe32 + 0.01, "%s: EPE %.4f > 1.03 x F32 %.4f + 0.01", what, e, epe32);
+        }
+        std::printf("  %-4s levels %u (%d GPU, %d CPU: %s): EPE %.4f (reference %.4f), max|d| vs reference %.3g, vs all-CUDA %.3g\n",
+                    precision_str(pr), info.levels, gpu, cpu, info.level_backend[info.levels - 1] == OF_BACKEND_NEON ? "neon" : "reference",
+                    e, epe(fr, p), d, dc);
+    }
+    // Smaller frames in the same context: 1x1 has one level (all on the GPU), 33x17 reaches the split.
+    of_config c = base;
+    c.backend = OF_BACKEND_AUTO;
+    of_context* ctx = create_or_report(c, "split sizes");
+    of_context* rctx = create_or_report(ref, "split sizes reference");
+    CHECK(ctx && rctx);
+    const uint32_t sizes[][2] = {{1, 1}, {33, 17}, {200, 120}};
+    if (ctx && rctx)
+        for (const auto& sz : sizes) {
+            const Pair q = synth_pair(Case::SmoothField, sz[0], sz[1], 6);
+            const FramePair fq = frames_of(q, OF_PIXEL_F32);
+            FlowBuf f = make_flow(sz[0], sz[1]), g = make_flow(sz[0], sz[1]);
+            char what[64];
+            std::snprintf(what, sizeof what, "split context, %ux%u frame", sz[0], sz[1]);
+            if (!run_host(ctx, fq, f, what) || !run_host(rctx, fq, g, "reference")) continue;
+            const double d = max_diff(f.extract(), g.extract());
+            CHECK_MSG(d <= 1e-3, "%s: max |flow - reference| %.3g px > 1e-3", what, d);
+            const of_info a = info_of(ctx), b = info_of(rctx);
+            CHECK_MSG(a.last_iterations == b.last_iterations, "%s: %llu iterations vs %llu", what,
+                      static_cast<unsigned long long>(a.last_iterations), static_cast<unsigned long long>(b.last_iterations));
+            std::printf("  %-28s max|d| vs reference %.3g\n", what, d);
+        }
+    of_destroy(ctx);
+    of_destroy(rctx);
+}
+
 } // namespace
 
 int main() {
@@ -433,5 +529,6 @@ int main() {
     test_epsilon();
     test_nonfinite();
     test_sizes();
+    test_split();
     return oftest::finish("gpu_parity");
 }

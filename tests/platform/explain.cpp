@@ -139,8 +139,15 @@ void check_boundary(const BoardTable& b, of_precision p, std::uint64_t area, of_
         CHECK_MSG(in.level_wanted[l] == (gpu ? OF_BACKEND_CUDA : cpu), "%s %s %ux%u level %u (%llu px): wants %d",
                   b.name, precision_name(p), w, h, l, static_cast<unsigned long long>(a),
                   static_cast<int>(in.level_wanted[l]));
-        CHECK(in.level_backend[l] == in.backend); // one device per frame
+        // On CUDA the levels the table wants on the CPU run there (a split frame); a CPU frame
+        // runs every level on the CPU.
+        const of_backend runs = in.backend == OF_BACKEND_CUDA ? in.level_wanted[l] : in.backend;
+        CHECK_MSG(in.level_backend[l] == runs, "%s %s %ux%u level %u: runs %d", b.name, precision_name(p), w, h, l,
+                  static_cast<int>(in.level_backend[l]));
     }
+    // the split is a suffix: once a level runs on the CPU, every coarser one does
+    for (uint32_t l = 1; l < in.levels; ++l)
+        if (in.level_backend[l - 1] != OF_BACKEND_CUDA) CHECK(in.level_backend[l] != OF_BACKEND_CUDA);
     // Level 0's wish runs the frame (the board's GPU assumed: the platform is named).
     const bool gpu0 = area0 >= row->crossover_area;
     CHECK_MSG(in.backend == (gpu0 ? OF_BACKEND_CUDA : cpu), "%s %s %ux%u: backend %d", b.name, precision_name(p), w, h,
@@ -164,7 +171,8 @@ void check_boundary(const BoardTable& b, of_precision p, std::uint64_t area, of_
     }
     CHECK(has(in.reason, "auto") && has(in.reason, b.name));
     const bool mixed = in.levels > 1 && in.level_wanted[in.levels - 1] != in.level_wanted[0];
-    if (mixed) CHECK_MSG(has(in.reason, "all on CUDA: one device/frame"), "%s", in.reason);
+    if (mixed && in.backend == OF_BACKEND_CUDA)
+        CHECK_MSG(has(in.reason, "on the GPU") && has(in.reason, "on the CPU"), "%s", in.reason);
 }
 
 void test_crossovers() {

@@ -5,6 +5,7 @@
 // budget; the self-test's timing verdict; and every kind of request a table cannot serve.
 // Runs everywhere (host and qemu); no XML.
 #include "check.hpp"
+#include "core/plan.hpp"
 #include "platform/tuning.hpp"
 
 #include <cmath>
@@ -410,7 +411,44 @@ void test_timing() {
 
 } // namespace
 
+// The memory plan of a CUDA frame split by level: host planes for the CPU's levels only.
+void test_split_plan() {
+    of_config c;
+    of_config_init(&c, OF_ALGO_TVL1);
+    c.max_width = 1920;
+    c.max_height = 1080;
+    c.levels = 0;
+    c.scale_factor = 0.5f;
+    c.threads = 2;
+    const auto bytes = [](const LevelDims& d) {
+        return static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h) * sizeof(float);
+    };
+    Plan cpu{}, none{}, split{};
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_REFERENCE, 64, 0, 0, 0, 0, 0}, &cpu) == OF_OK && cpu.split_from == 0);
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 0}, &none) == OF_OK && none.split_from == 0);
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 2}, &split) == OF_OK && split.split_from == 2);
+    CHECK(cpu.levels == 7 && split.levels == 7);
+    CHECK(cpu.host[kBufU1].bytes == bytes(cpu.dims[0]) && cpu.host[kBufSplitFlow].bytes == 0);
+    CHECK(none.host[kBufPyr0].bytes == 0 && none.host[kBufU1].bytes == 0 && none.host[kBufSplitFlow].bytes == 0);
+    const LevelDims& d2 = split.dims[2];
+    CHECK(d2.w == 480 && d2.h == 270);
+    CHECK(split.host[kBufU1].bytes == bytes(d2) && split.host[kBufP22].bytes == bytes(d2));
+    CHECK(split.host[kBufPrevU1].bytes == bytes(split.dims[3]));
+    CHECK(split.host[kBufSplitFlow].bytes == static_cast<std::size_t>(d2.w) * d2.h * 2 * sizeof(float));
+    // the pyramid holds levels 2..6 at their offsets, nothing of levels 0 and 1
+    for (int l = 2; l < split.levels; ++l)
+        CHECK_MSG(split.level_offset[l] + bytes(split.dims[l]) <= split.host[kBufPyr0].bytes && split.level_offset[l] % 64 == 0,
+                  "level %d at %zu", l, split.level_offset[l]);
+    CHECK(split.level_offset[2] == 0 && split.host[kBufPyr0].bytes < bytes(split.dims[1]));
+    CHECK_MSG(split.host_bytes * 8 < cpu.host_bytes, "split plan %zu host bytes, the CPU plan %zu", split.host_bytes,
+              cpu.host_bytes);
+    // a split at or past the last level is not a split
+    Plan bad{};
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 7}, &bad) == OF_ERR_INVALID_ARGUMENT);
+}
+
 int main() {
+    test_split_plan();
     test_buckets();
     test_crossovers();
     test_per_level();
