@@ -48,7 +48,7 @@ const char* const kAlgorithmAttrs[] = {"name", "auto_precision", "source", nullp
 const char* const kPrecisionAttrs[] = {"name", nullptr};
 const char* const kCrossoverAttrs[] = {"area", "per_level", "source", nullptr};
 const char* const kPathAttrs[] = {"kind", "arith", "ns_per_it_px", "warn", "fail", "frame_us", "frame_ns_per_px",
-                                  "launch_us", "source", nullptr};
+                                  "launch_us", "level_us", "source", nullptr};
 const char* const kLaunchAttrs[] = {"variant", "bucket", "rank", "block_w", "block_h", "rows",
                                     "grid", "depth", "source", nullptr};
 
@@ -329,7 +329,7 @@ of_status Parser::board(const XMLElement* e) {
 
 of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool* seen) {
     int arith = 0;
-    double ns = 0, warn = 0, fail_at = 0, frame_us = 0, frame_px = 0, launch_us = 0;
+    double ns = 0, warn = 0, fail_at = 0, frame_us = 0, frame_px = 0, launch_us = 0, level_us = 0;
     of_status s = choice(e, "arith", kPrecisions, &arith);
     if (s == OF_OK) s = real(e, "ns_per_it_px", 0.0, true, 1e6, &ns);
     if (s == OF_OK) s = real(e, "warn", 1.0, false, 1000.0, &warn);
@@ -337,6 +337,7 @@ of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool
     if (s == OF_OK) s = optional_real(e, "frame_us", 0.0, 1e7, &frame_us);
     if (s == OF_OK) s = optional_real(e, "frame_ns_per_px", 0.0, 1e6, &frame_px);
     if (s == OF_OK) s = optional_real(e, "launch_us", 0.0, 1e6, &launch_us);
+    if (s == OF_OK) s = optional_real(e, "level_us", 0.0, 1e6, &level_us);
     if (s != OF_OK) return s;
     const int line = e->GetLineNum();
     if (arith == OF_PRECISION_F16 && p == OF_PRECISION_F32)
@@ -353,6 +354,7 @@ of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool
     cost->frame_us = frame_us;
     cost->frame_ns_per_px = frame_px;
     cost->launch_us = launch_us;
+    cost->level_us = level_us;
     cost->line = line;
     return text_field(e, "source", kMaxSource, &cost->source);
 }

@@ -292,7 +292,7 @@ namespace {
 
 // frame_ms() in ns, split into the part fixed per frame and the part per iteration count.
 struct FrameModel {
-    double fixed_ns;     // frame_us, frame_ns_per_px * area_0
+    double fixed_ns;     // frame_us, frame_ns_per_px * area_0, warps * sum_l level_us(path_l)
     double per_it_ns;    // warps * sum_l area_l * ns_per_it_px(path_l)
     double gpu_launch_ns; // warps * sum over GPU levels of launch_us
     double cpu_launch_ns; // warps * sum over CPU levels of launch_us (one launch per iteration)
@@ -309,12 +309,15 @@ FrameModel model_of(const TuningRow& row, const std::uint64_t* areas, const Path
     FrameModel m{0.0, 0.0, 0.0, 0.0, gpu_depth ? gpu_depth : 1u};
     const PathCost& first = row.path[paths[0]];
     m.fixed_ns = first.frame_us * 1e3 + first.frame_ns_per_px * static_cast<double>(areas[0]);
+    double level_ns = 0.0; // sum over the levels of level_us, per warp
     for (int l = 0; l < levels; ++l) {
         const PathCost& c = row.path[paths[l]];
         m.per_it_ns += static_cast<double>(areas[l]) * c.ns_per_it_px;
         (paths[l] == kPathGpu ? m.gpu_launch_ns : m.cpu_launch_ns) += c.launch_us * 1e3;
+        level_ns += c.level_us * 1e3;
     }
     const double w = static_cast<double>(warps);
+    m.fixed_ns += w * level_ns;
     m.per_it_ns *= w;
     m.gpu_launch_ns *= w;
     m.cpu_launch_ns *= w;
@@ -353,7 +356,7 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
         if (m.fixed_ns > 0.0)
             return err.fail(OF_ERR_INVALID_ARGUMENT,
                             "time_budget_ms %g buys no iteration: a frame with one iteration on each of %d levels x "
-                            "%u warps costs %.3g ms (%.3g ms of it fixed; %s:%d)",
+                            "%u warps costs %.3g ms (%.3g ms of it fixed: the frame and level terms; %s:%d)",
                             budget_ms, levels, warps, m.at(1) * 1e-6, m.fixed_ns * 1e-6, t.file,
                             row->path[level_paths[0]].line);
         return err.fail(OF_ERR_INVALID_ARGUMENT,

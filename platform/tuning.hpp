@@ -64,7 +64,7 @@ std::uint64_t bucket_max_area(Bucket b);
 const int kMultiIterRegistersPerThread = 128;
 
 /// Expected speed of one path for one algorithm x precision, and the self-test's tolerance.
-/// The three per-frame terms are optional in the XML (absent: 0, "not modelled"); with them the
+/// The four whole-frame terms are optional in the XML (absent: 0, "not modelled"); with them the
 /// time-budget model covers a whole frame, not only the inner iterations (frame_ms()).
 struct PathCost {
     of_precision arith;     // what the path computes in (F32 where the hardware has no F16)
@@ -75,6 +75,8 @@ struct PathCost {
     double frame_ns_per_px; // per pixel of level 0, once per frame (pyramids, warps, copies); 0 = not modelled
     double launch_us;       // per launch of the iteration kernel on one level and warp (a launch runs
                             // up to `depth` iterations; the CPU path counts one per iteration); 0 = not modelled
+    double level_us;        // per level and warp, besides the inner iterations (warp, gradient, upsampling,
+                            // clears: launch-bound on small levels); 0 = not modelled
     const char* source;     // where the numbers came from
     int line;               // of its <path> element
 };
@@ -232,11 +234,13 @@ of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std
 /// The time model of one frame (ms) with `iterations` inner iterations per warp on every level:
 ///   frame_us*1e3 + frame_ns_per_px*area_0                      (level 0's path: once per frame)
 ///   + warps * sum_l [ iterations * area_l * ns_per_it_px(path_l)
-///                     + launches_l * launch_us(path_l)*1e3 ]   (all in ns, then * 1e-6)
+///                     + launches_l * launch_us(path_l)*1e3
+///                     + level_us(path_l)*1e3 ]                 (all in ns, then * 1e-6)
 /// launches_l = ceil(iterations / gpu_depth) on GPU levels (the launches cuda_frame.cu makes:
 /// at most gpu_depth iterations each), `iterations` on CPU levels. Terms a table leaves out count
-/// 0, so a table with ns_per_it_px alone models the inner iterations only. Inputs must be valid
-/// (iterations_for_budget checks them); gpu_depth 0 counts as 1.
+/// 0, so a table with ns_per_it_px alone models the inner iterations only. The level term does not
+/// depend on the iterations: with frame_us and frame_ns_per_px it makes BudgetPlan::fixed_ms.
+/// Inputs must be valid (iterations_for_budget checks them); gpu_depth 0 counts as 1.
 double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
                 std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations);
 

@@ -1,6 +1,7 @@
 // oflow-tune's pure parts (tune_core.hpp).
 #include "tune_core.hpp"
 
+#include "core/plan.hpp" // pyramid_dims: the levels of a whole frame
 #include "cuda/cuda_layout.hpp" // MULTI_ITER limits and FUSED's shared memory bound (plain C++)
 
 #include <algorithm>
@@ -154,15 +155,66 @@ Crossover bisect_crossover(int lo, int hi, const std::function<bool(int side, bo
     return c;
 }
 
+FramePoint frame_point(int side, const Schedule& sch, int depth, double ns_per_it_px, double t_ns) {
+    LevelDims dims[kMaxLevels];
+    const int levels = pyramid_dims(side, side, sch.levels, 0.5f, dims);
+    double area = 0.0;
+    for (int l = 0; l < levels; ++l) area += static_cast<double>(dims[l].w) * static_cast<double>(dims[l].h);
+    const int d = std::max(1, depth);
+    const double warps = static_cast<double>(sch.warps);
+    FramePoint fp;
+    fp.t_ns = t_ns;
+    fp.area0 = static_cast<double>(side) * static_cast<double>(side);
+    fp.iteration_ns = warps * sch.iterations * area * ns_per_it_px;
+    fp.launches = warps * levels * ((sch.iterations + d - 1) / d);
+    fp.level_runs = warps * levels;
+    return fp;
+}
+
+std::string term_schedules_text() {
+    std::string s;
+    for (const Schedule& sch : kTermSchedules) {
+        char b[48];
+        if (sch.levels > 0)
+            std::snprintf(b, sizeof b, "%s%d/%d/%d", s.empty() ? "" : ", ", sch.levels, sch.warps, sch.iterations);
+        else
+            std::snprintf(b, sizeof b, "%sauto/%d/%d", s.empty() ? "" : ", ", sch.warps, sch.iterations);
+        s += b;
+    }
+    return s;
+}
+
 namespace {
 
-// Solves the n x n system a x = b (n <= 3) by Gaussian elimination with partial pivoting.
-bool solve(int n, double a[3][3], double b[3], double x[3]) {
+const int kTerms = 4; // frame_us, frame_ns_per_px, launch_us, level_us (as ns, ns/px, ns, ns)
+
+// The regressors of a point, in the order of kTerms.
+void regressors(const FramePoint& p, double f[kTerms]) {
+    f[0] = 1.0;
+    f[1] = p.area0;
+    f[2] = p.launches;
+    f[3] = p.level_runs;
+}
+
+double model_ns(const FramePoint& p, const double coef[kTerms]) {
+    double f[kTerms];
+    regressors(p, f);
+    double t = p.iteration_ns;
+    for (int k = 0; k < kTerms; ++k) t += coef[k] * f[k];
+    return t;
+}
+
+// Solves the n x n system a x = b (n <= kTerms) by Gaussian elimination with partial pivoting;
+// false when a pivot vanishes against the matrix's scale (terms the points cannot tell apart).
+bool solve(int n, double a[kTerms][kTerms], double b[kTerms], double x[kTerms]) {
+    double big = 0.0;
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) big = std::max(big, std::fabs(a[r][c]));
     for (int c = 0; c < n; ++c) {
         int piv = c;
         for (int r = c + 1; r < n; ++r)
             if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
-        if (!(std::fabs(a[piv][c]) > 1e-300)) return false;
+        if (!(std::fabs(a[piv][c]) > 1e-12 * big)) return false;
         for (int k = 0; k < n; ++k) std::swap(a[c][k], a[piv][k]);
         std::swap(b[c], b[piv]);
         for (int r = c + 1; r < n; ++r) {
@@ -182,32 +234,35 @@ bool solve(int n, double a[3][3], double b[3], double x[3]) {
 } // namespace
 
 FrameFit fit_frame_terms(const std::vector<FramePoint>& points) {
-    FrameFit best{false, 0.0, 0.0, 0.0, 0.0};
-    if (points.size() < 3) return best;
+    FrameFit best{false, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (points.size() < static_cast<std::size_t>(kTerms)) return best;
     for (const FramePoint& p : points)
         if (!(p.t_ns > 0.0) || !std::isfinite(p.t_ns) || !std::isfinite(p.area0) || !std::isfinite(p.iteration_ns) ||
-            !std::isfinite(p.launches))
+            !std::isfinite(p.launches) || !std::isfinite(p.level_runs))
             return best;
     // Columns scaled to about 1 so the normal equations stay well conditioned.
-    double scale[3] = {1.0, 0.0, 0.0};
+    double scale[kTerms] = {0.0, 0.0, 0.0, 0.0};
     for (const FramePoint& p : points) {
-        scale[1] = std::max(scale[1], p.area0);
-        scale[2] = std::max(scale[2], p.launches);
+        double f[kTerms];
+        regressors(p, f);
+        for (int k = 0; k < kTerms; ++k) scale[k] = std::max(scale[k], std::fabs(f[k]));
     }
     for (double& s : scale)
         if (!(s > 0.0)) s = 1.0;
     double best_sse = INFINITY;
-    double coef[3] = {0.0, 0.0, 0.0};
-    for (unsigned mask = 0; mask < 8; ++mask) {
-        int cols[3], n = 0;
-        for (int k = 0; k < 3; ++k)
+    double coef[kTerms] = {0.0, 0.0, 0.0, 0.0};
+    for (unsigned mask = 0; mask < (1u << kTerms); ++mask) {
+        int cols[kTerms], n = 0;
+        for (int k = 0; k < kTerms; ++k)
             if (mask & (1u << k)) cols[n++] = k;
-        double x[3] = {0.0, 0.0, 0.0};
+        double x[kTerms] = {0.0, 0.0, 0.0, 0.0};
         if (n > 0) {
-            double a[3][3] = {{0.0}}, b[3] = {0.0, 0.0, 0.0};
+            double a[kTerms][kTerms] = {{0.0}}, b[kTerms] = {0.0, 0.0, 0.0, 0.0};
             for (const FramePoint& p : points) {
                 const double w = 1.0 / p.t_ns; // relative error
-                const double f[3] = {1.0 / scale[0], p.area0 / scale[1], p.launches / scale[2]};
+                double f[kTerms];
+                regressors(p, f);
+                for (int k = 0; k < kTerms; ++k) f[k] /= scale[k];
                 const double y = (p.t_ns - p.iteration_ns) * w;
                 for (int i = 0; i < n; ++i) {
                     for (int j = 0; j < n; ++j) a[i][j] += f[cols[i]] * w * f[cols[j]] * w;
@@ -216,7 +271,7 @@ FrameFit fit_frame_terms(const std::vector<FramePoint>& points) {
             }
             if (!solve(n, a, b, x)) continue;
         }
-        double c[3] = {0.0, 0.0, 0.0};
+        double c[kTerms] = {0.0, 0.0, 0.0, 0.0};
         bool nonneg = true;
         for (int i = 0; i < n; ++i) {
             c[cols[i]] = x[i] / scale[cols[i]];
@@ -225,12 +280,12 @@ FrameFit fit_frame_terms(const std::vector<FramePoint>& points) {
         if (!nonneg) continue;
         double sse = 0.0;
         for (const FramePoint& p : points) {
-            const double e = (p.iteration_ns + c[0] + c[1] * p.area0 + c[2] * p.launches - p.t_ns) / p.t_ns;
+            const double e = (model_ns(p, c) - p.t_ns) / p.t_ns;
             sse += e * e;
         }
         if (sse < best_sse - 1e-15) {
             best_sse = sse;
-            for (int k = 0; k < 3; ++k) coef[k] = c[k];
+            for (int k = 0; k < kTerms; ++k) coef[k] = c[k];
         }
     }
     if (!std::isfinite(best_sse)) return best;
@@ -238,10 +293,9 @@ FrameFit fit_frame_terms(const std::vector<FramePoint>& points) {
     best.frame_us = coef[0] * 1e-3;
     best.frame_ns_per_px = coef[1];
     best.launch_us = coef[2] * 1e-3;
-    for (const FramePoint& p : points) {
-        const double e = std::fabs(p.iteration_ns + coef[0] + coef[1] * p.area0 + coef[2] * p.launches - p.t_ns) / p.t_ns;
-        best.worst_rel_error = std::max(best.worst_rel_error, e);
-    }
+    best.level_us = coef[3] * 1e-3;
+    for (const FramePoint& p : points)
+        best.worst_rel_error = std::max(best.worst_rel_error, std::fabs(model_ns(p, coef) - p.t_ns) / p.t_ns);
     return best;
 }
 

@@ -90,23 +90,47 @@ struct Crossover {
 };
 Crossover bisect_crossover(int lo, int hi, const std::function<bool(int side, bool* gpu_faster)>& probe);
 
-/// Whole-frame terms of a <path> (optional in the schema: frame_us, frame_ns_per_px, launch_us;
-/// platform/tuning.hpp frame_ms) fitted to whole-frame times with ns_per_it_px held:
+/// A whole-frame schedule: pyramid levels (x0.5; 0 = automatic, the coarsest side >= 16 px, as
+/// of_config.levels 0), warps per level, iterations per warp.
+struct Schedule {
+    int levels, warps, iterations;
+};
+
+/// Whole-frame terms of a <path> (optional in the schema: frame_us, frame_ns_per_px, launch_us,
+/// level_us; platform/tuning.hpp frame_ms) fitted to whole-frame times with ns_per_it_px held:
 ///   t_ns = frame_us*1e3 + frame_ns_per_px*area0 + iteration_ns + launch_us*1e3*launches
-/// where iteration_ns = warps * iterations * sum_l area_l * ns_per_it_px and launches =
-/// warps * levels * (GPU: ceil(iterations / depth); CPU: iterations).
+///          + level_us*1e3*level_runs
+/// where iteration_ns = warps * iterations * sum_l area_l * ns_per_it_px, launches =
+/// warps * levels * (GPU: ceil(iterations / depth); CPU: iterations) and level_runs =
+/// warps * levels.
 struct FramePoint {
     double t_ns;         // measured time of the frame
     double area0;        // pixels of level 0
     double iteration_ns; // the inner iterations at the path's ns_per_it_px
     double launches;     // warps * levels * launches per level and warp
+    double level_runs;   // warps * levels
 };
-/// Least squares of the relative error, every term >= 0 (the best of the non-negative fits
-/// over every subset of the three terms; a term left out is 0). ok is false with fewer than
-/// 3 points or non-finite input.
+/// The point of a side x side frame run with schedule sch (launches of up to depth iterations;
+/// the CPU path: depth 1) on a path of ns_per_it_px, measured at t_ns.
+FramePoint frame_point(int side, const Schedule& sch, int depth, double ns_per_it_px, double t_ns);
+
+/// The schedules oflow-tune times whole frames with, at each side, for the whole-frame terms.
+/// Four terms need schedules that move them apart: 3 levels at 1 and 3 warps (10 and 30
+/// iterations) set launches per level apart from levels; 1 level and automatic levels (3 at
+/// 64^2 to 7 at 1024^2) set levels apart from the fixed cost; 4 iterations at 2 warps are one
+/// launch per level on the GPU. The two small schedules cost little next to 3/3/30.
+const Schedule kTermSchedules[] = {{3, 1, 10}, {3, 3, 30}, {1, 1, 10}, {0, 2, 4}};
+const int kTermScheduleCount = static_cast<int>(sizeof kTermSchedules / sizeof kTermSchedules[0]);
+/// "3/1/10, 3/3/30, 1/1/10, auto/2/4" (levels/warps/iterations).
+std::string term_schedules_text();
+
+/// Least squares of the relative error, every term >= 0: a term the unconstrained fit wants
+/// negative is fixed at 0 and the others are refitted. Done as the best of the fits over every
+/// subset of the four terms whose terms are all >= 0 (a term left out is 0), which is the
+/// non-negative least-squares optimum. ok is false with fewer than 4 points or non-finite input.
 struct FrameFit {
     bool ok;
-    double frame_us, frame_ns_per_px, launch_us;
+    double frame_us, frame_ns_per_px, launch_us, level_us;
     double worst_rel_error; // max |model - t| / t over the points
 };
 FrameFit fit_frame_terms(const std::vector<FramePoint>& points);

@@ -17,9 +17,10 @@
 //  Crossover: end to end (3 levels x0.5, 1 warp, 10 iterations, epsilon 0, U8 host frames, host
 //    flow) GPU against CPU, bisecting the side of a square frame between 16 and 1024.
 //  warn/fail: tune_core.hpp warn_fail (the rule is also written into each <path>'s source).
-//  Whole-frame terms of <path> (frame_us, frame_ns_per_px, launch_us), where the library's
-//    schema has them: fitted to whole frames at 64^2..1024^2 and two schedules (tune_core.hpp
-//    fit_frame_terms); left out when the model misses a frame by more than 25%.
+//  Whole-frame terms of <path> (frame_us, frame_ns_per_px, launch_us, level_us), where the
+//    library's schema has them: fitted to whole frames at 64^2..1024^2 and four schedules that
+//    vary levels, warps and launches per level (tune_core.hpp kTermSchedules, fit_frame_terms);
+//    left out when the model misses a frame by more than 25%.
 //
 // Without a GPU to time (no CUDA in the build, or no device) the GPU rows, the board's GPU
 // facts and the crossover are copied from --base; without --base it refuses (exit 2).
@@ -180,7 +181,7 @@ struct TermsData {
     bool attempted = false;
     bool measured = false;
     std::string why;
-    FrameFit fit{false, 0.0, 0.0, 0.0, 0.0};
+    FrameFit fit{false, 0.0, 0.0, 0.0, 0.0, 0.0};
     int points = 0;
 };
 
@@ -342,16 +343,15 @@ void measure_crossover(Measurer& m, const Opts& o, std::vector<PrecData>& pd, in
     }
 }
 
-// Whole frames for the optional <path> terms: sides x two schedules on each path, fitted with
+// Whole frames for the optional <path> terms: sides x kTermSchedules on each path, fitted with
 // the path's ns_per_it_px held at the figure the table states.
-const Schedule kTermSchedules[] = {{3, 1, 10}, {3, 3, 30}};
 const double kMaxFitError = 0.25;
 
 void measure_frame_terms(Measurer& m, const Opts& o, std::vector<PrecData>& pd, bool gpu, int runs) {
     const std::vector<int> sides = o.quick ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{64, 128, 256, 512, 1024};
-    std::printf("\nWhole-frame terms (frame_us, frame_ns_per_px, launch_us): %d sides %d..%d x schedules 3 levels/1 warp/10 it "
-                "and 3 levels/3 warps/30 it, U8 host frames, median of %d; least squares, ns_per_it_px held\n",
-                static_cast<int>(sides.size()), sides.front(), sides.back(), runs);
+    std::printf("\nWhole-frame terms (frame_us, frame_ns_per_px, launch_us, level_us): %d sides %d..%d x schedules "
+                "(levels/warps/it) %s, U8 host frames, median of %d; least squares, ns_per_it_px held\n",
+                static_cast<int>(sides.size()), sides.front(), sides.back(), term_schedules_text().c_str(), runs);
     for (PrecData& d : pd)
         for (int k : {platform::kPathGpu, platform::kPathCpu}) {
             TermsData& td = d.terms[k];
@@ -386,21 +386,12 @@ void measure_frame_terms(Measurer& m, const Opts& o, std::vector<PrecData>& pd, 
                         td.why = fmt("%dx%d: %s", side, side, r.why.c_str());
                         break;
                     }
-                    LevelDims dims[kMaxLevels];
-                    const int levels = pyramid_dims(side, side, sch.levels, 0.5f, dims);
-                    double area = 0.0;
-                    for (int l = 0; l < levels; ++l) area += static_cast<double>(dims[l].w) * static_cast<double>(dims[l].h);
-                    const int depth = on_gpu ? std::max(1, s.depth) : 1;
-                    const int per_warp = (sch.iterations + depth - 1) / depth;
-                    FramePoint fp;
-                    fp.t_ns = median(r.v) * 1e6;
-                    fp.area0 = static_cast<double>(side) * static_cast<double>(side);
-                    fp.iteration_ns = static_cast<double>(sch.warps) * sch.iterations * area * ns;
-                    fp.launches = static_cast<double>(sch.warps) * levels * per_warp;
+                    const FramePoint fp = frame_point(side, sch, on_gpu ? s.depth : 1, ns, median(r.v) * 1e6);
                     pts.push_back(fp);
                     if (o.verbose)
-                        std::printf("  %s %s %4dx%-4d %d/%d/%-2d %.4f ms\n", pname(d.p), platform::path_name(static_cast<platform::Path>(k)),
-                                    side, side, sch.levels, sch.warps, sch.iterations, fp.t_ns * 1e-6);
+                        std::printf("  %s %s %4dx%-4d %d/%d/%-2d (%g levels x warps) %.4f ms\n", pname(d.p),
+                                    platform::path_name(static_cast<platform::Path>(k)), side, side, sch.levels, sch.warps,
+                                    sch.iterations, fp.level_runs, fp.t_ns * 1e-6);
                 }
             if (!td.why.empty()) {
                 std::printf("  %s %s: failed: %s\n", pname(d.p), platform::path_name(static_cast<platform::Path>(k)), td.why.c_str());
@@ -410,18 +401,21 @@ void measure_frame_terms(Measurer& m, const Opts& o, std::vector<PrecData>& pd, 
             td.points = static_cast<int>(pts.size());
             // A model that misses a frame by more than kMaxFitError, or has no term at all, is left out.
             td.measured = td.fit.ok && td.fit.worst_rel_error <= kMaxFitError &&
-                          (td.fit.frame_us > 0.0 || td.fit.frame_ns_per_px > 0.0 || td.fit.launch_us > 0.0);
+                          (td.fit.frame_us > 0.0 || td.fit.frame_ns_per_px > 0.0 || td.fit.launch_us > 0.0 ||
+                           td.fit.level_us > 0.0);
             if (!td.measured) {
-                td.why = td.fit.ok ? fmt("the model does not fit (worst error %.0f%%, terms %.3g us, %.3g ns/px, %.3g us): "
-                                         "left out",
-                                         100.0 * td.fit.worst_rel_error, td.fit.frame_us, td.fit.frame_ns_per_px, td.fit.launch_us)
+                td.why = td.fit.ok ? fmt("the model does not fit (worst error %.0f%%, terms %.3g us, %.3g ns/px, %.3g us, "
+                                         "%.3g us): left out",
+                                         100.0 * td.fit.worst_rel_error, td.fit.frame_us, td.fit.frame_ns_per_px, td.fit.launch_us,
+                                         td.fit.level_us)
                                    : std::string("the fit failed");
                 std::printf("  %s %s: %s\n", pname(d.p), platform::path_name(static_cast<platform::Path>(k)), td.why.c_str());
                 continue;
             }
-            std::printf("  %s %s: frame_us %.4g, frame_ns_per_px %.4g, launch_us %.4g (worst error %.1f%% over %d frames)\n",
+            std::printf("  %s %s: frame_us %.4g, frame_ns_per_px %.4g, launch_us %.4g, level_us %.4g (worst error %.1f%% over "
+                        "%d frames)\n",
                         pname(d.p), platform::path_name(static_cast<platform::Path>(k)), td.fit.frame_us, td.fit.frame_ns_per_px,
-                        td.fit.launch_us, 100.0 * td.fit.worst_rel_error, td.points);
+                        td.fit.launch_us, td.fit.level_us, 100.0 * td.fit.worst_rel_error, td.points);
         }
 }
 
@@ -487,9 +481,10 @@ std::string add_terms(const Context& c, const TermsData& td, XPath* p) {
     p->frame_us = sig3(td.fit.frame_us);
     p->frame_ns_per_px = sig3(td.fit.frame_ns_per_px);
     p->launch_us = sig3(td.fit.launch_us);
-    return fmt("; frame terms fit to %d frames (64^2..%d^2; levels/warps/it 3/1/10, 3/3/30; host I/O; median of %d): "
+    p->level_us = sig3(td.fit.level_us);
+    return fmt("; frame terms fit to %d frames (64^2..%d^2 x %d schedules, see the header; host I/O; median of %d): "
                "worst error %.1f%%",
-               td.points, c.o->quick ? 512 : 1024, c.e2e_runs, 100.0 * td.fit.worst_rel_error);
+               td.points, c.o->quick ? 512 : 1024, kTermScheduleCount, c.e2e_runs, 100.0 * td.fit.worst_rel_error);
 }
 
 // The GPU <path>: the rank-1 shape of the largest bucket timed.
@@ -753,9 +748,10 @@ void summary(const std::vector<PrecData>& pd, const XTable& t, int buckets, bool
             for (int k : {platform::kPathGpu, platform::kPathCpu}) {
                 const XPath& x = p.path[k];
                 if (x.has_frame_terms)
-                    std::printf("      %s whole frame: frame_us %s, frame_ns_per_px %s, launch_us %s\n",
+                    std::printf("      %s whole frame: frame_us %s, frame_ns_per_px %s, launch_us %s, level_us %s\n",
                                 platform::path_name(static_cast<platform::Path>(k)), decimal(x.frame_us).c_str(),
-                                decimal(x.frame_ns_per_px).c_str(), decimal(x.launch_us).c_str());
+                                decimal(x.frame_ns_per_px).c_str(), decimal(x.launch_us).c_str(),
+                                decimal(x.level_us).c_str());
             }
         }
     }
@@ -894,10 +890,12 @@ int run(const Opts& o) {
                            "frame over %d..%d; the area is the smallest side where the GPU was faster, squared.",
                            kCrossoverSchedule.levels, kCrossoverSchedule.warps, kCrossoverSchedule.iterations, kCrossLo, kCrossHi));
     if (kSchemaFrameTerms)
-        head.push_back("Whole-frame terms of each <path> (frame_us, frame_ns_per_px, launch_us): least squares of the relative "
-                           "error over whole frames (U8 host frames and host flow, copies included) with ns_per_it_px held, "
-                           "every term >= 0; launches counted as platform/tuning.hpp frame_ms counts them; left out when "
-                           "the model misses a frame by more than 25%.");
+        head.push_back("Whole-frame terms of each <path> (frame_us, frame_ns_per_px, launch_us, level_us): least squares of "
+                       "the relative error over whole frames (U8 host frames and host flow, copies included; levels/warps/it " +
+                       term_schedules_text() +
+                       ") with ns_per_it_px held, every term >= 0 (one the fit wants negative is held at 0); launches and "
+                       "levels counted as platform/tuning.hpp frame_ms counts them; left out when the model misses a frame "
+                       "by more than 25%.");
     head.push_back("Schema: platform/tables/README.md. To compile it in: platform/tables/" + o.name +
                        ".xml and its name in OF_TABLE_NAMES (platform/CMakeLists.txt).");
     if (base.table) head.push_back("Base: " + c.base_from + " (rows not measured here are copied from it and say so).");

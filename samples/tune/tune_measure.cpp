@@ -450,7 +450,7 @@ class Model : public Measurer {
         return r;
     }
     // Whole frames: the inner iterations at the large-frame figure (GPU: inner_ns at 4096^2;
-    // CPU: cpu_ns at 512^2) on every level, plus fixed, per-pixel and per-launch terms.
+    // CPU: cpu_ns at 512^2) on every level, plus fixed, per-pixel, per-launch and per-level terms.
     Runs e2e(bool gpu, of_precision p, const Shape& s, int side, const Schedule& sch, int runs) override {
         Runs r;
         LevelDims dims[kMaxLevels];
@@ -462,11 +462,12 @@ class Model : public Measurer {
                                                  ? (sch.iterations + s.depth - 1) / s.depth
                                                  : sch.iterations * (s.variant == platform::kVariantGlobal ? 2 : 1))
                                           : sch.iterations;
-        const double launches = static_cast<double>(sch.warps) * levels * launches_per_warp;
+        const double level_runs = static_cast<double>(sch.warps) * levels;
+        const double launches = level_runs * launches_per_warp;
         const double it_ns = static_cast<double>(sch.warps) * sch.iterations * area_sum *
                              (gpu ? inner_ns(p, s, 4096) : cpu_ns(512));
-        const double ns = gpu ? (p == OF_PRECISION_F16 ? 250e3 : 300e3) + 0.1 * a0 + it_ns + 3e3 * launches
-                              : 10e3 + 2.0 * a0 + it_ns + 2e3 * launches;
+        const double ns = gpu ? (p == OF_PRECISION_F16 ? 250e3 : 300e3) + 0.1 * a0 + it_ns + 3e3 * launches + 15e3 * level_runs
+                              : 10e3 + 2.0 * a0 + it_ns + 2e3 * launches + 1e3 * level_runs;
         for (int k = 0; k < runs; ++k) r.v.push_back(ns * 1e-6 * (1.0 + 0.01 * (k % 3)));
         r.arith = gpu ? p : OF_PRECISION_F32;
         r.variant = "model";

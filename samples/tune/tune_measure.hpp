@@ -28,11 +28,7 @@ struct CpuInfo {
     bool fp16;           // FP16 vector arithmetic (NEON F16 runs)
 };
 
-/// A whole-frame schedule: pyramid levels (x0.5), warps per level, iterations per warp.
-struct Schedule {
-    int levels, warps, iterations;
-};
-/// The crossover's schedule.
+/// The crossover's schedule (Schedule: tune_core.hpp).
 const Schedule kCrossoverSchedule = {3, 1, 10};
 
 /// Timing runs of one measurement.

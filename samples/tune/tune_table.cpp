@@ -84,7 +84,8 @@ void copy_terms(const P& c, XPath* x, std::true_type) {
     x->frame_us = c.frame_us;
     x->frame_ns_per_px = c.frame_ns_per_px;
     x->launch_us = c.launch_us;
-    x->has_frame_terms = c.frame_us > 0.0 || c.frame_ns_per_px > 0.0 || c.launch_us > 0.0;
+    x->level_us = c.level_us;
+    x->has_frame_terms = c.frame_us > 0.0 || c.frame_ns_per_px > 0.0 || c.launch_us > 0.0 || c.level_us > 0.0;
 }
 template <class P>
 void copy_terms(const P&, XPath*, std::false_type) {}
@@ -168,7 +169,7 @@ std::string write_xml(const XTable& t) {
                      attr("warn", decimal(c.warn)) + attr("fail", decimal(c.fail));
                 if (c.has_frame_terms)
                     o += attr("frame_us", decimal(c.frame_us)) + attr("frame_ns_per_px", decimal(c.frame_ns_per_px)) +
-                         attr("launch_us", decimal(c.launch_us));
+                         attr("launch_us", decimal(c.launch_us)) + attr("level_us", decimal(c.level_us));
                 o += "\n            " + src(c.source) + "/>\n";
             }
             for (int b = 0; b < platform::kBucketCount; ++b) {

@@ -26,16 +26,19 @@ struct XPath {
     std::string source;
     // The optional whole-frame terms (written only when has_frame_terms).
     bool has_frame_terms = false;
-    double frame_us = 0.0, frame_ns_per_px = 0.0, launch_us = 0.0;
+    double frame_us = 0.0, frame_ns_per_px = 0.0, launch_us = 0.0, level_us = 0.0;
 };
 
 /// Whether this library's schema has the optional whole-frame terms of <path> (frame_us,
-/// frame_ns_per_px, launch_us): platform::PathCost has them exactly when its reader accepts them.
+/// frame_ns_per_px, launch_us, level_us): platform::PathCost has them exactly when its reader
+/// accepts them. The four come as one model (fit_frame_terms fits them together): a schema
+/// with only some of them gets none.
 template <class T, class = void>
 struct HasFrameTerms : std::false_type {};
 template <class T>
 struct HasFrameTerms<T, decltype((void)std::declval<T&>().frame_us, (void)std::declval<T&>().frame_ns_per_px,
-                                 (void)std::declval<T&>().launch_us, void())> : std::true_type {};
+                                 (void)std::declval<T&>().launch_us, (void)std::declval<T&>().level_us, void())>
+    : std::true_type {};
 const bool kSchemaFrameTerms = HasFrameTerms<platform::PathCost>::value;
 
 /// A path copied from a table read by the library, the whole-frame terms included where the

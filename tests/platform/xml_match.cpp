@@ -105,6 +105,7 @@ void compare(const BoardTable& t, const std::string& root) {
                               same_optional(c, "frame_us", pc.frame_us) &&
                               same_optional(c, "frame_ns_per_px", pc.frame_ns_per_px) &&
                               same_optional(c, "launch_us", pc.launch_us) &&
+                              same_optional(c, "level_us", pc.level_us) &&
                               same_text(c, "source", pc.source) && c->GetLineNum() == pc.line,
                           "%s:%d: <path>", t.file, c->GetLineNum());
             }

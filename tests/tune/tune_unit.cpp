@@ -153,29 +153,104 @@ void bisection() {
     CHECK(!c.ok);
 }
 
-void frame_fit() {
-    // Exact data: the fit recovers the terms.
+// Whole frames of a path as oflow-tune times them (sides x kTermSchedules), timed exactly as
+// t = frame_us*1e3 + frame_ns_per_px*area0 + iterations + launch_us*1e3*launches + level_us*1e3*levels.
+std::vector<FramePoint> exact_frames(const Schedule* schedules, int count, int depth, double ns, const double terms[4]) {
     std::vector<FramePoint> pts;
-    for (double side : {64.0, 128.0, 256.0, 512.0, 1024.0})
-        for (int sch = 0; sch < 2; ++sch) {
-            FramePoint p;
-            p.area0 = side * side;
-            p.iteration_ns = (sch ? 90.0 : 10.0) * 1.33 * p.area0 * 0.008;
-            p.launches = sch ? 3.0 * 3 * 8 : 3.0 * 3;
-            p.t_ns = 40e3 + 0.1 * p.area0 + p.iteration_ns + 8.6e3 * p.launches;
+    for (int side : {64, 128, 256, 512, 1024})
+        for (int i = 0; i < count; ++i) {
+            FramePoint p = frame_point(side, schedules[i], depth, ns, 0.0);
+            p.t_ns = terms[0] * 1e3 + terms[1] * p.area0 + p.iteration_ns + terms[2] * 1e3 * p.launches +
+                     terms[3] * 1e3 * p.level_runs;
             pts.push_back(p);
         }
+    return pts;
+}
+
+// The non-negative least-squares optimum (Karush-Kuhn-Tucker): the derivative of the sum of
+// squared relative errors is 0 in every term the fit kept and >= 0 in every term it set to 0
+// (raising it would only cost), so a negative term was fixed at 0 and the others refitted.
+bool nonnegative_optimum(const std::vector<FramePoint>& pts, const FrameFit& f) {
+    const double c[4] = {f.frame_us * 1e3, f.frame_ns_per_px, f.launch_us * 1e3, f.level_us * 1e3};
+    double grad[4] = {0.0, 0.0, 0.0, 0.0}, size[4] = {0.0, 0.0, 0.0, 0.0};
+    for (const FramePoint& p : pts) {
+        const double x[4] = {1.0, p.area0, p.launches, p.level_runs};
+        double t = p.iteration_ns;
+        for (int k = 0; k < 4; ++k) t += c[k] * x[k];
+        const double e = (t - p.t_ns) / p.t_ns;
+        for (int k = 0; k < 4; ++k) {
+            grad[k] += e * x[k] / p.t_ns;
+            size[k] += x[k] / p.t_ns;
+        }
+    }
+    bool ok = true;
+    for (int k = 0; k < 4; ++k) {
+        const double g = grad[k] / size[k]; // a mean relative error, weighted by the term's share
+        ok = ok && c[k] >= 0.0 && (c[k] > 0.0 ? std::fabs(g) < 1e-9 : g > -1e-9);
+    }
+    return ok;
+}
+
+void frame_fit() {
+    // Exact data: the fit recovers the four terms, on the GPU (launches of 4 and 7 iterations)
+    // and on the CPU (one launch per iteration), from the schedules oflow-tune times.
+    const double terms[4] = {40.0, 0.1, 8.6, 18.0}; // frame_us, frame_ns_per_px, launch_us, level_us
+    for (int depth : {1, 4, 7}) {
+        const std::vector<FramePoint> pts = exact_frames(kTermSchedules, kTermScheduleCount, depth, 0.008, terms);
+        const FrameFit f = fit_frame_terms(pts);
+        CHECK_MSG(f.ok && std::fabs(f.frame_us - 40.0) < 1e-6 && std::fabs(f.frame_ns_per_px - 0.1) < 1e-9 &&
+                      std::fabs(f.launch_us - 8.6) < 1e-6 && std::fabs(f.level_us - 18.0) < 1e-6 &&
+                      f.worst_rel_error < 1e-9,
+                  "depth %d: %g %g %g %g %g", depth, f.frame_us, f.frame_ns_per_px, f.launch_us, f.level_us,
+                  f.worst_rel_error);
+    }
+    // Why four schedules: 3/1/10 and 3/3/30 alone fit the same frames as exactly without level_us
+    // (levels x warps is a straight line in launches over two schedules), so they cannot tell it.
+    {
+        const FrameFit f = fit_frame_terms(exact_frames(kTermSchedules, 2, 4, 0.008, terms));
+        CHECK_MSG(f.ok && f.worst_rel_error < 1e-9 && std::fabs(f.level_us - 18.0) > 1.0, "%g %g", f.level_us,
+                  f.worst_rel_error);
+    }
+    CHECK(term_schedules_text() == "3/1/10, 3/3/30, 1/1/10, auto/2/4");
+    // frame_point: levels x warps and launches as frame_ms counts them (auto levels: 7 at 1024^2).
+    {
+        const FramePoint p = frame_point(1024, Schedule{0, 2, 10}, 4, 0.01, 1e6);
+        CHECK(p.level_runs == 14.0 && p.launches == 14.0 * 3 && p.area0 == 1024.0 * 1024.0 && p.t_ns == 1e6);
+        CHECK(frame_point(1024, Schedule{3, 1, 10}, 0, 0.01, 1e6).launches == 30.0); // depth 0 counts as 1
+    }
+
+    // Non-negative terms: data that want a negative fixed cost get 0 there and the other terms
+    // refitted; data that want two negative terms get both at 0.
+    const double negative_fixed[4] = {-30.0, 0.1, 8.6, 18.0};
+    std::vector<FramePoint> pts = exact_frames(kTermSchedules, kTermScheduleCount, 4, 0.008, negative_fixed);
     FrameFit f = fit_frame_terms(pts);
-    CHECK(f.ok);
-    CHECK_MSG(std::fabs(f.frame_us - 40.0) < 1e-6 && std::fabs(f.frame_ns_per_px - 0.1) < 1e-9 &&
-                  std::fabs(f.launch_us - 8.6) < 1e-6 && f.worst_rel_error < 1e-9,
-              "%g %g %g %g", f.frame_us, f.frame_ns_per_px, f.launch_us, f.worst_rel_error);
+    CHECK_MSG(f.ok && f.frame_us == 0.0 && f.frame_ns_per_px > 0.0 && f.launch_us > 0.0 && f.level_us > 0.0 &&
+                  nonnegative_optimum(pts, f),
+              "%g %g %g %g", f.frame_us, f.frame_ns_per_px, f.launch_us, f.level_us);
+    const double two_negative[4] = {-30.0, -0.02, 8.6, 18.0};
+    pts = exact_frames(kTermSchedules, kTermScheduleCount, 4, 0.008, two_negative);
+    f = fit_frame_terms(pts);
+    CHECK_MSG(f.ok && f.frame_us == 0.0 && f.frame_ns_per_px == 0.0 && f.launch_us >= 0.0 && f.level_us >= 0.0 &&
+                  nonnegative_optimum(pts, f),
+              "%g %g %g %g", f.frame_us, f.frame_ns_per_px, f.launch_us, f.level_us);
+    const double negative_level[4] = {40.0, 0.1, 8.6, -5.0};
+    pts = exact_frames(kTermSchedules, kTermScheduleCount, 7, 0.004, negative_level);
+    f = fit_frame_terms(pts);
+    CHECK_MSG(f.ok && f.level_us == 0.0 && nonnegative_optimum(pts, f), "%g %g %g %g", f.frame_us, f.frame_ns_per_px,
+              f.launch_us, f.level_us);
     // Data that would want a negative per-pixel term get 0 there, never a negative number.
+    pts = exact_frames(kTermSchedules, kTermScheduleCount, 4, 0.008, terms);
     for (FramePoint& p : pts) p.t_ns -= 0.05 * p.area0 + 0.1 * p.area0;
     f = fit_frame_terms(pts);
-    CHECK(f.ok && f.frame_us >= 0.0 && f.frame_ns_per_px == 0.0 && f.launch_us >= 0.0);
-    CHECK(!fit_frame_terms(std::vector<FramePoint>(pts.begin(), pts.begin() + 2)).ok);
+    CHECK(f.ok && f.frame_us >= 0.0 && f.frame_ns_per_px == 0.0 && f.launch_us >= 0.0 && f.level_us >= 0.0 &&
+          nonnegative_optimum(pts, f));
+    // Four terms need four points; non-finite input fails.
+    CHECK(!fit_frame_terms(std::vector<FramePoint>(pts.begin(), pts.begin() + 3)).ok);
+    CHECK(fit_frame_terms(std::vector<FramePoint>(pts.begin(), pts.begin() + 4)).ok);
     pts[0].t_ns = NAN;
+    CHECK(!fit_frame_terms(pts).ok);
+    pts[0].t_ns = 1e6;
+    pts[1].level_runs = INFINITY;
     CHECK(!fit_frame_terms(pts).ok);
 }
 
@@ -197,7 +272,8 @@ void text() {
 // The optional whole-frame terms survive the copy and the round trip (where the schema has them).
 template <class P>
 bool same_terms(const P& a, const P& b, std::true_type) {
-    return a.frame_us == b.frame_us && a.frame_ns_per_px == b.frame_ns_per_px && a.launch_us == b.launch_us;
+    return a.frame_us == b.frame_us && a.frame_ns_per_px == b.frame_ns_per_px && a.launch_us == b.launch_us &&
+           a.level_us == b.level_us;
 }
 template <class P>
 bool same_terms(const P&, const P&, std::false_type) {
