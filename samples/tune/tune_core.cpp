@@ -112,7 +112,8 @@ Factors warn_fail(double spread, double size_ratio) {
     if (std::isfinite(size_ratio)) w = std::max(w, 1.2 * size_ratio);
     w = std::ceil(w * 100.0 - 1e-9) / 100.0;
     if (w > 300.0) w = 300.0;
-    return Factors{w, 3.0 * w};
+    // fail to 0.01 as well: 3 x 2.6 is 7.800000000000001 in binary, which reads badly in a table
+    return Factors{w, std::round(300.0 * w) / 100.0};
 }
 
 std::string warn_fail_text(double spread, double size_ratio, const Factors& f) {

@@ -956,7 +956,9 @@ int main(int argc, char** argv) {
             return 0;
         } else if ((a == "--out" || a == "--name" || a == "--base" || a == "--csv") && has_value) {
             const std::string v = argv[++i];
-            o.options += " " + v;
+            // File names only: a table must not carry the measuring machine's directories.
+            const std::size_t slash = v.find_last_of('/');
+            o.options += " " + (a == "--name" || slash == std::string::npos ? v : v.substr(slash + 1));
             if (v.empty()) return usage((a + ": empty value").c_str());
             (a == "--out" ? o.out : a == "--name" ? o.name : a == "--base" ? o.base : o.csv) = v;
         } else {

@@ -113,6 +113,8 @@ void factors() {
     CHECK(std::fabs(f.warn - 1.8) < 1e-12 && std::fabs(f.fail - 5.4) < 1e-12);
     f = warn_fail(1.01, 2.0);
     CHECK(std::fabs(f.warn - 2.4) < 1e-12 && std::fabs(f.fail - 7.2) < 1e-12);
+    f = warn_fail(2.6 / 1.2, 1.0); // fail 3 x 2.6 is written as 7.8, not 7.800000000000001
+    CHECK_MSG(decimal(f.warn) == "2.6" && decimal(f.fail) == "7.8", "%s %s", decimal(f.warn).c_str(), decimal(f.fail).c_str());
     f = warn_fail(1.3333, 0.5); // 1.59996 rounds up to 1.60
     CHECK(std::fabs(f.warn - 1.6) < 1e-12);
     f = warn_fail(NAN, INFINITY);
