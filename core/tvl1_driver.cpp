@@ -238,18 +238,12 @@ of_status tvl1_solve_coarse_cpu(of_context* c, int w, int h, uint64_t* iteration
     solve_levels(f, from, iterations);
     // Level `from`'s flow, interleaved, rows of 2w floats: what the GPU's u plane holds.
     const Plane u1 = f.work(kBufU1, from), u2 = f.work(kBufU2, from);
-    float* xy = static_cast<float*>(c->buf[kBufSplitFlow]);
-    rows(c, u1.h, [&](int y0, int y1, int) {
-        for (int y = y0; y < y1; ++y) {
-            const float* a = u1.row(y);
-            const float* b = u2.row(y);
-            float* o = xy + static_cast<std::size_t>(y) * 2u * static_cast<std::size_t>(u1.w);
-            for (int x = 0; x < u1.w; ++x) {
-                o[2 * x] = a[x];
-                o[2 * x + 1] = b[x];
-            }
-        }
-    });
+    of_flow xy;
+    std::memset(&xy, 0, sizeof xy);
+    xy.layout = OF_FLOW_INTERLEAVED;
+    xy.u = static_cast<float*>(c->buf[kBufSplitFlow]);
+    xy.stride = static_cast<std::size_t>(u1.w) * 2u * sizeof(float);
+    write_output(c, u1, u2, xy);
     return OF_OK;
 }
 

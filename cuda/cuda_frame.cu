@@ -230,7 +230,6 @@ of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
                                   static_cast<std::size_t>(d.w) * 8, static_cast<std::size_t>(d.w) * 8,
                                   static_cast<std::size_t>(d.h), cudaMemcpyHostToDevice, s),
                 "coarse flow upload");
-    (void)err;
     return OF_OK;
 }
 
@@ -260,8 +259,7 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
 
     const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
     int ucur = 0, pcur = 0;
-    info->gpu_levels = levels;
-    info->cpu_iterations = 0;
+    // plan_frame() set gpu_levels = levels and cpu_iterations = 0; a split frame changes both.
     if (st.cpu.from > 0 && st.cpu.from < levels) { // u[0] then holds level `from`'s flow
         r = run_cpu_levels(st, info, err);
         if (r != OF_OK) return r;
