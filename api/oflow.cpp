@@ -152,12 +152,15 @@ of_status process(of_context* ctx, const of_image* prev, const of_image* next, o
     if (backend == OF_BACKEND_CUDA) {
         // The CUDA path checks device-memory frames for NaN/Inf itself.
         uint64_t iterations = 0;
-        int levels = 0;
-        s = oflow::cuda::process(ctx->cuda, *prev, *next, *out, err, &iterations, &levels);
+        int levels = 0, coarsest = 0;
+        // coarsest: exact with host or mapped output and split frames; levels - 1 with device
+        // output when the texture rule decided on the device (no wait: cuda_backend.hpp).
+        s = oflow::cuda::process(ctx->cuda, *prev, *next, *out, err, &iterations, &levels, &coarsest);
         if (s == OF_OK) {
             ctx->info.last_width = prev->width;
             ctx->info.last_height = prev->height;
             ctx->info.last_levels = static_cast<uint32_t>(levels);
+            ctx->info.last_coarsest = static_cast<uint32_t>(coarsest);
             ctx->info.last_iterations = iterations;
             err.clear();
         }

@@ -134,6 +134,16 @@ typedef enum of_solver {
     OF_SOLVER_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_solver;
 
+/** Illumination-robust preprocessing of both frames, before the presmoothing and the pyramid
+ *  (every algorithm). docs/accuracy.md has the measurements behind the choice and the default. */
+typedef enum of_robust {
+    OF_ROBUST_NONE = 0,       /**< the frames as given: brightness constancy holds only if the exposure does */
+    OF_ROBUST_LOCAL_NORM = 1, /**< local contrast normalisation: 128 + 20 (I - mean) / (sd + 4), mean and sd
+                                   Gaussian-weighted over robust_sigma. Invariant to a gain and an offset
+                                   between the frames where the local contrast is well above 4 grey levels */
+    OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
+} of_robust;
+
 /** TV-L1 parameters (ALGORITHMS.md section 1). */
 typedef struct of_tvl1_params {
     float tau;    /**< dual step; default 0.25; range (0, 0.25] for convergence */
@@ -217,6 +227,15 @@ typedef struct of_config {
                                      invalid file is OF_ERR_INVALID_ARGUMENT naming the file, line and field.
                                      The table is kept in the context's host arena (of_query_memory counts
                                      it); the path is not retained */
+    /* Appended with the exposure work (docs/accuracy.md). */
+    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_LOCAL_NORM */
+    float robust_sigma;         /**< its window (Gaussian sigma, px at full size); default 3; [0.5, 10] */
+    uint32_t median_size;       /**< median filter of the flow after every warp: 0 (off), 3 or 5 (default) */
+    float min_texture;          /**< automatic levels only: the coarsest level used is the coarsest whose
+                                     frame-0 image, and every finer level's, has a mean squared gradient
+                                     (central differences, grey levels^2 per px^2, after the preprocessing)
+                                     of at least this; coarser levels are not solved (flow starts at zero
+                                     below them). Decided per frame; default 1; 0 = size rule only; <= 1e6 */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */
@@ -296,6 +315,13 @@ typedef struct of_info {
                                                   their pyramids, one wait, one flow upload per frame); explicit
                                                   backends run every level */
     uint32_t level_iterations[OF_MAX_LEVELS];/**< inner iterations per warp at each level */
+    /* Appended with the exposure work. */
+    of_robust robust;        /**< the preprocessing that runs (config.robust) */
+    float robust_sigma;
+    uint32_t median_size;    /**< median filter between warps (0 = off) */
+    float min_texture;       /**< config.min_texture (0 with explicit levels: the rule is off) */
+    uint32_t last_coarsest;  /**< coarsest level solved for the last frame (min_texture may stop above the
+                                  size rule's last level); on CUDA the levels above it run and are discarded */
 } of_info;
 
 /** Opaque context: one per camera stream. */

@@ -36,6 +36,10 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     cfg->hs.omega = 1.6f;
     cfg->lk.window = 9;
     cfg->lk.min_eigen = 1e-3f;
+    cfg->robust = OF_ROBUST_LOCAL_NORM;
+    cfg->robust_sigma = 3.0f;
+    cfg->median_size = 5;
+    cfg->min_texture = 1.0f;
     return true;
 }
 
@@ -84,6 +88,17 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (!(cfg->presmooth_sigma >= 0.0f && cfg->presmooth_sigma <= 8.0f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: presmooth_sigma %g not in [0, 8]",
                         static_cast<double>(cfg->presmooth_sigma));
+    const int32_t robust = raw_enum(cfg->robust);
+    if (robust != OF_ROBUST_NONE && robust != OF_ROBUST_LOCAL_NORM)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown robust mode %d (0 none, 1 local-norm)", robust);
+    if (!(cfg->robust_sigma >= 0.5f && cfg->robust_sigma <= 10.0f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: robust_sigma %g not in [0.5, 10]",
+                        static_cast<double>(cfg->robust_sigma));
+    if (cfg->median_size != 0 && cfg->median_size != 3 && cfg->median_size != 5)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: median_size %u not 0, 3 or 5", cfg->median_size);
+    if (!(cfg->min_texture >= 0.0f && cfg->min_texture <= 1e6f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: min_texture %g not in [0, 1e6]",
+                        static_cast<double>(cfg->min_texture));
     if (!positive(cfg->tvl1.tau) || cfg->tvl1.tau > 0.25f)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.tau %g not in (0, 0.25]",
                         static_cast<double>(cfg->tvl1.tau));

@@ -40,8 +40,8 @@ struct LoadedTemp {
 
 #if OF_HAVE_CUDA
 // cuda::CpuLevels::solve: the CPU half of a split frame.
-of_status solve_coarse(void* user, int w, int h, std::uint64_t* iterations) {
-    return tvl1_solve_coarse_cpu(static_cast<of_context*>(user), w, h, iterations);
+of_status solve_coarse(void* user, int w, int h, int top, std::uint64_t* iterations) {
+    return tvl1_solve_coarse_cpu(static_cast<of_context*>(user), w, h, top, iterations);
 }
 #endif
 
@@ -119,6 +119,7 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
 #endif
     selftest_hooks::apply(&c->kt); // a no-op unless a test broke a kernel on purpose
     c->presmooth = make_gaussian(cfg->presmooth_sigma);
+    c->robust_blur = make_gaussian(cfg->robust_sigma);
     // Anti-aliasing before downscaling by `factor` (IPOL: sigma = 0.6 sqrt(1/f^2 - 1)).
     const float f = cfg->scale_factor;
     c->level_blur = make_gaussian(0.6f * std::sqrt(1.0f / (f * f) - 1.0f));

@@ -27,6 +27,7 @@ struct of_context {
     oflow::ThreadPool pool;
     oflow::Gaussian1D presmooth;    // applied to both frames at level 0
     oflow::Gaussian1D level_blur;   // anti-alias before each downscale
+    oflow::Gaussian1D robust_blur;  // window of the local normalisation (config.robust_sigma)
     void* block;                    // the host arena (starts with this object)
     bool owns_block;                // allocated by the library
     void* buf[oflow::kHostBufCount];// carved buffers; buf[kBufContext] == this

@@ -36,6 +36,10 @@ void kernel_table_init_ref(KernelTable* t) {
     t->tvl1_calc_u = tvl1_calc_u_ref;
     t->tvl1_calc_p = tvl1_calc_p_ref;
     t->upsample_flow = upsample_flow_ref;
+    t->robust_sq = robust_sq_ref;
+    t->robust_combine = robust_combine_ref;
+    t->texture_energy = texture_energy_ref;
+    t->median_flow = median_flow_ref;
     t->tvl1_iter_rows = nullptr; // the reference runs the two half-stencils as two passes
     t->dual_bytes = sizeof(float);
 }

@@ -60,6 +60,16 @@ struct KernelTable {
     void (*tvl1_calc_p)(const Tvl1IterArgs& a, int y0, int y1);
     /// Bilinear upsampling of a flow component to dst's size, multiplied by `mult`.
     void (*upsample_flow)(Plane src, Plane dst, float mult, int y0, int y1);
+    /// Exposure-robust stages (core/robust.hpp). robust_sq: sq = (src - mean)^2;
+    /// robust_combine: dst = kRobustMid + kRobustGain (src - mean) / (sqrt(var) + kRobustFloor);
+    /// dst may be src.
+    void (*robust_sq)(Plane src, Plane mean, Plane sq, int y0, int y1);
+    void (*robust_combine)(Plane src, Plane mean, Plane var, Plane dst, int y0, int y1);
+    /// Sum over rows [y0, y1) of gx^2 + gy^2 (central differences, clamped), each row summed
+    /// in double from left to right, the rows in order.
+    double (*texture_energy)(Plane src, int y0, int y1);
+    /// size x size median (size 3 or 5) of src into dst (dst != src), borders clamped.
+    void (*median_flow)(Plane src, Plane dst, int size, int y0, int y1);
     /// Optional (nullptr: the driver runs tvl1_calc_u, then tvl1_calc_p, over all rows): both
     /// half-stencils in one pass down rows [y0, y1) (row pipeline). Updates u of rows [y0, y1)
     /// as tvl1_calc_u and p of rows [y0, y1 - 1), plus row y1 - 1 when y1 == h, as

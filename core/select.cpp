@@ -348,6 +348,10 @@ void selection_info(const Selection& s, of_info* info) {
     in.iterations = s.iterations;
     in.warps = s.cfg.warps;
     in.predicted_ms = s.predicted_ms;
+    in.robust = s.cfg.robust;
+    in.robust_sigma = s.cfg.robust_sigma;
+    in.median_size = s.cfg.median_size;
+    in.min_texture = s.cfg.levels == 0 ? s.cfg.min_texture : 0.0f;
     if (cuda) {
         in.block_width = static_cast<uint32_t>(s.tuning.bw);
         in.block_height = static_cast<uint32_t>(s.tuning.bh);

@@ -33,11 +33,11 @@ double unit(uint32_t seed, int64_t a, int64_t b, int64_t c) {
 const int kWaves = 16;
 const double kCell = 24.0;
 
-struct Texture {
+struct DefaultTexture {
     double kx[kWaves], ky[kWaves], phase[kWaves];
     uint32_t seed;
 
-    explicit Texture(uint32_t s) : seed(s) {
+    explicit DefaultTexture(uint32_t s) : seed(s) {
         for (int i = 0; i < kWaves; ++i) {
             double wavelength = 6.0 * std::pow(80.0 / 6.0, unit(s, 1, i, 0));
             double angle = 2.0 * kPi * unit(s, 2, i, 0);
@@ -65,6 +65,39 @@ struct Texture {
             }
         }
         double v = 128.0 + 48.0 * waves + 55.0 * spots;
+        return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
+    }
+};
+
+// Grass-like fine texture: 48 sinusoids of wavelengths 2.5..7 px in random directions (the
+// blades; the 0.8-px presmoothing and one 2x reduction already attenuate them strongly, and
+// from the 5th level down nothing of them is left) over weak shading (three sinusoids of
+// 150..400 px, +-12 grey levels: all that a 16-px level still sees).
+struct FineTexture {
+    static const int kFine = 48;
+    double kx[kFine], ky[kFine], phase[kFine];
+    double skx[3], sky[3], sphase[3];
+    explicit FineTexture(uint32_t s) {
+        for (int i = 0; i < kFine; ++i) {
+            double wavelength = 2.5 * std::pow(7.0 / 2.5, unit(s, 40, i, 0));
+            double angle = 2.0 * kPi * unit(s, 41, i, 0);
+            kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
+            ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
+            phase[i] = 2.0 * kPi * unit(s, 42, i, 0);
+        }
+        for (int i = 0; i < 3; ++i) {
+            double wavelength = 150.0 + 250.0 * unit(s, 43, i, 0);
+            double angle = 2.0 * kPi * unit(s, 44, i, 0);
+            skx[i] = 2.0 * kPi / wavelength * std::cos(angle);
+            sky[i] = 2.0 * kPi / wavelength * std::sin(angle);
+            sphase[i] = 2.0 * kPi * unit(s, 45, i, 0);
+        }
+    }
+    double operator()(double x, double y) const {
+        double fine = 0.0, shade = 0.0;
+        for (int i = 0; i < kFine; ++i) fine += std::sin(kx[i] * x + ky[i] * y + phase[i]);
+        for (int i = 0; i < 3; ++i) shade += std::sin(skx[i] * x + sky[i] * y + sphase[i]);
+        double v = 120.0 + 40.0 * fine / std::sqrt(static_cast<double>(kFine)) + 7.0 * shade;
         return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
     }
 };
@@ -103,6 +136,8 @@ const char* case_name(Case c) {
     case Case::SmoothField: return "smooth-field";
     case Case::Occlusion: return "occlusion";
     case Case::NoiseGain: return "noise-gain";
+    case Case::FineTexture: return "fine-texture";
+    case Case::CameraMotion: return "camera-motion";
     case Case::Count: break;
     }
     return "unknown";
@@ -120,14 +155,39 @@ bool case_from_name(const char* name, Case* out) {
     return false;
 }
 
+void apply_exposure(const Exposure& e, int w, int h, uint32_t seed, float* img, std::ptrdiff_t pitch) {
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            float* p = img + static_cast<std::ptrdiff_t>(y) * pitch + x;
+            double v = e.gain * static_cast<double>(*p) + e.offset;
+            if (e.noise_sigma > 0.0) { // Box-Muller on two hashed uniforms
+                const double u1 = 1.0 - unit(seed, 50, x, y), u2 = unit(seed, 51, x, y);
+                v += e.noise_sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+            }
+            *p = to_f(v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v));
+        }
+}
+
 void generate(Case c, int w, int h, uint32_t seed, float* i0, float* i1, float* gt_u,
               float* gt_v, std::ptrdiff_t pitch) {
-    const Texture tex(seed);
-    const Texture fg(seed ^ 0x5bd1e995u);
+    generate_with(c, Texture::Default, Exposure(), w, h, seed, i0, i1, gt_u, gt_v, pitch);
+}
+
+void generate_with(Case c, Texture t, const Exposure& e, int w, int h, uint32_t seed, float* i0,
+                   float* i1, float* gt_u, float* gt_v, std::ptrdiff_t pitch) {
+    const DefaultTexture def(seed);
+    const FineTexture fine(seed);
+    const bool use_fine = t == Texture::Fine || c == Case::FineTexture;
+    auto tex = [&](double x, double y) { return use_fine ? fine(x, y) : def(x, y); };
+    const DefaultTexture fg_def(seed ^ 0x5bd1e995u);
+    const FineTexture fg_fine(seed ^ 0x5bd1e995u);
+    auto fg = [&](double x, double y) { return use_fine ? fg_fine(x, y) : fg_def(x, y); };
     const SmoothField field(seed);
     const double cx = 0.5 * (w - 1), cy = 0.5 * (h - 1);
     // Rotation + zoom: x' = c + s R (x - c); its inverse is x = c + R^T (x' - c) / s.
-    const double ang = 3.0 * kPi / 180.0, zoom = 1.04;
+    const bool cam = c == Case::CameraMotion;
+    const double ang = (cam ? 1.2 : 3.0) * kPi / 180.0, zoom = cam ? 1.012 : 1.04;
+    const double pan_u = cam ? 2.5 : 0.0, pan_v = cam ? -1.5 : 0.0;
     const double ca = std::cos(ang), sa = std::sin(ang);
     // Occlusion: a square of side min(w,h)/3 moving over a background moving differently.
     const double side = (w < h ? w : h) / 3.0;
@@ -151,17 +211,21 @@ void generate(Case c, int w, int h, uint32_t seed, float* i0, float* i1, float* 
                     b = b < 0.0 ? 0.0 : (b > 255.0 ? 255.0 : b);
                 }
                 break;
-            case Case::RotationZoom: {
+            case Case::RotationZoom:
+            case Case::CameraMotion: {
+                // x' = c + pan + s R (x - c); inverse x = c + R^T (x' - c - pan) / s.
                 double dx = X - cx, dy = Y - cy;
-                u = cx + zoom * (ca * dx - sa * dy) - X;
-                v = cy + zoom * (sa * dx + ca * dy) - Y;
+                u = cx + pan_u + zoom * (ca * dx - sa * dy) - X;
+                v = cy + pan_v + zoom * (sa * dx + ca * dy) - Y;
                 a = tex(X, Y);
-                double sx = cx + (ca * dx + sa * dy) / zoom; // inverse map of this pixel as y
-                double sy = cy + (-sa * dx + ca * dy) / zoom;
+                const double qx = dx - pan_u, qy = dy - pan_v; // inverse map of this pixel as x'
+                double sx = cx + (ca * qx + sa * qy) / zoom;
+                double sy = cy + (-sa * qx + ca * qy) / zoom;
                 b = tex(sx, sy);
                 break;
             }
-            case Case::SmoothField: {
+            case Case::SmoothField:
+            case Case::FineTexture: {
                 field.at(X, Y, &u, &v);
                 a = tex(X, Y);
                 double sx = X, sy = Y; // solve s + f(s) = (X, Y)
@@ -193,6 +257,7 @@ void generate(Case c, int w, int h, uint32_t seed, float* i0, float* i1, float* 
             if (gt_v) gt_v[k] = to_f(v);
         }
     }
+    if (i1 && (e.gain != 1.0 || e.offset != 0.0 || e.noise_sigma > 0.0)) apply_exposure(e, w, h, seed, i1, pitch);
 }
 
 } // namespace synth

@@ -20,7 +20,21 @@ enum class Case : int {
     SmoothField = 2,  // smooth random field, |flow| up to ~3 px
     Occlusion = 3,    // background + a moving textured square: two layers, occlusion
     NoiseGain = 4,    // translation with brightness gain 1.05 and +-4 grey levels of noise
-    Count = 5
+    FineTexture = 5,  // grass-like fine texture (wavelengths 2.5..7 px over weak shading) under a
+                      // smooth field of up to ~3 px: near-flat from the 5th level down (1/16)
+    CameraMotion = 6, // pan (2.5, -1.5) + rotation 1.2 degrees + zoom 1.012 about the centre
+    Count = 7
+};
+
+/// Which texture a case samples: the default (sinusoids 6..80 px + spots, textured at every
+/// pyramid scale) or the fine one (FineTexture's), for generate_with().
+enum class Texture : int { Default = 0, Fine = 1 };
+
+/// Brightness change applied to frame 1 after the motion: i1 = gain * i1 + offset + N(0, sigma),
+/// clamped to [0, 255]. The noise is a seeded Gaussian (Box-Muller over the integer hash), so
+/// the same arguments give the same bits. {1, 0, 0} is no change.
+struct Exposure {
+    double gain = 1.0, offset = 0.0, noise_sigma = 0.0;
 };
 
 /// Short name ("translation", "rotation-zoom", "smooth-field", "occlusion", "noise-gain").
@@ -34,6 +48,14 @@ bool case_from_name(const char* name, Case* out);
 /// seed varies the texture and the random parts; the same arguments give the same bits.
 void generate(Case c, int w, int h, uint32_t seed, float* i0, float* i1, float* gt_u,
               float* gt_v, std::ptrdiff_t pitch);
+
+/// As generate(), with the case's motion over texture `t` (FineTexture always uses the fine
+/// one) and exposure `e` applied to frame 1 (NoiseGain's own gain and noise come first).
+void generate_with(Case c, Texture t, const Exposure& e, int w, int h, uint32_t seed, float* i0,
+                   float* i1, float* gt_u, float* gt_v, std::ptrdiff_t pitch);
+
+/// Applies `e` to a w x h plane (rows pitch floats apart) in place; seed picks the noise.
+void apply_exposure(const Exposure& e, int w, int h, uint32_t seed, float* img, std::ptrdiff_t pitch);
 
 } // namespace synth
 } // namespace oflow

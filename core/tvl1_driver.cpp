@@ -1,5 +1,10 @@
 #include "core/tvl1_driver.hpp"
 
+#include "core/level_trace.hpp"
+#include "core/robust.hpp"
+
+#include <cmath>
+
 #include <cstring>
 
 namespace oflow {
@@ -46,11 +51,26 @@ void blur(of_context* c, const Gaussian1D& g, Plane src, Plane tmp, Plane dst) {
     rows(c, src.h, [&](int y0, int y1, int) { k.blur_v(tmp, dst, g, y0, y1); });
 }
 
+// Local contrast normalisation (core/robust.hpp) of level 0 of a pyramid, right after the
+// conversion and before the presmoothing. The warp planes are free while the pyramid is built:
+// mean in I1wx, variance in I1wy.
+void normalize_level0(const Frame& f, HostBuf pyr) {
+    of_context* c = f.c;
+    const KernelTable& k = c->kt;
+    const Plane img = f.level(pyr, 0);
+    const Plane mean = f.work(kBufI1wx, 0), var = f.work(kBufI1wy, 0), tmp = f.work(kBufTmp, 0);
+    blur(c, c->robust_blur, img, tmp, mean);
+    rows(c, img.h, [&](int y0, int y1, int) { k.robust_sq(img, mean, var, y0, y1); });
+    blur(c, c->robust_blur, var, tmp, var);
+    rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, y0, y1); });
+}
+
 void build_pyramid(const Frame& f, const of_image& img, HostBuf pyr) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
     Plane l0 = f.level(pyr, 0);
     rows(c, l0.h, [&](int y0, int y1, int) { k.convert(img, l0, y0, y1); });
+    if (c->cfg.robust == OF_ROBUST_LOCAL_NORM) normalize_level0(f, pyr);
     if (c->presmooth.radius > 0) blur(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
     for (int l = 1; l < f.levels; ++l) {
         // The warp outputs are free while the pyramid is built: use one as scratch.
@@ -82,6 +102,44 @@ void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h, double* ban
         });
 }
 
+// The sanity bound (core/robust.hpp): clamps x + u of every pixel into the level's frame
+// extended by flow_margin(). Returns the number of pixels changed.
+int bound_flow(of_context* c, Plane u1, Plane u2, float* margin_out) {
+    const float m = flow_margin(u1.w, u1.h);
+    *margin_out = m;
+    double* band_sums = static_cast<double*>(c->buf[kBufBandSums]);
+    const int sum_stride = 64 / static_cast<int>(sizeof(double));
+    rows(c, u1.h, [&](int y0, int y1, int band) {
+        long n = 0;
+        for (int y = y0; y < y1; ++y) {
+            float* a = u1.row(y);
+            float* b = u2.row(y);
+            const float ylo = -m - static_cast<float>(y), yhi = static_cast<float>(u1.h - 1 - y) + m;
+            for (int x = 0; x < u1.w; ++x) {
+                const float xlo = -m - static_cast<float>(x), xhi = static_cast<float>(u1.w - 1 - x) + m;
+                const float na = std::fmin(std::fmax(a[x], xlo), xhi);
+                const float nb = std::fmin(std::fmax(b[x], ylo), yhi);
+                n += (na != a[x]) | (nb != b[x]);
+                a[x] = na;
+                b[x] = nb;
+            }
+        }
+        band_sums[band * sum_stride] = static_cast<double>(n);
+    });
+    double n = 0.0;
+    for (int b = 0; b < c->pool.bands(u1.h); ++b) n += band_sums[b * sum_stride];
+    return static_cast<int>(n);
+}
+
+// Median filter of both flow components through kBufTmp (free while solving).
+void median_flow(of_context* c, Plane u1, Plane u2, Plane tmp, int size) {
+    const KernelTable& k = c->kt;
+    for (Plane u : {u1, u2}) {
+        rows(c, u.h, [&](int y0, int y1, int) { k.median_flow(u, tmp, size, y0, y1); });
+        copy_plane(c, tmp, u);
+    }
+}
+
 void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
     unsigned char* base_u = reinterpret_cast<unsigned char*>(out.u);
     unsigned char* base_v = reinterpret_cast<unsigned char*>(out.v);
@@ -108,10 +166,11 @@ void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
 
 namespace {
 
-// Coarse-to-fine from the coarsest level down to level `lo` on pyramids that are built: leaves
-// level lo's flow in kBufU1/kBufU2 (and each finer-than-coarsest level's input in prev_u*).
-// Adds the inner iterations run to *total.
-void solve_levels(const Frame& f, int lo, uint64_t* total) {
+// Coarse-to-fine from level `top` (the coarsest solved: the texture rule may stop above the
+// pyramid's last level) down to level `lo` on pyramids that are built: leaves level lo's flow
+// in kBufU1/kBufU2 (and each finer-than-coarsest level's input in prev_u*), every level above
+// 0 sanity-bounded before it is upsampled. Adds the inner iterations run to *total.
+void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
     of_context* c = f.c;
     const of_config& cfg = c->cfg;
     const KernelTable& k = c->kt;
@@ -120,10 +179,11 @@ void solve_levels(const Frame& f, int lo, uint64_t* total) {
     const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
     uint64_t total_iterations = 0;
 
-    for (int l = f.levels - 1; l >= lo; --l) {
+    const int median = static_cast<int>(cfg.median_size);
+    for (int l = top; l >= lo; --l) {
         const LevelDims& d = f.dims[l];
         Plane u1 = f.work(kBufU1, l), u2 = f.work(kBufU2, l);
-        if (l == f.levels - 1) {
+        if (l == top) {
             fill_zero(c, u1);
             fill_zero(c, u2);
         } else {
@@ -171,6 +231,7 @@ void solve_levels(const Frame& f, int lo, uint64_t* total) {
 
         const double npix = static_cast<double>(d.w) * static_cast<double>(d.h);
         const int bands = c->pool.bands(d.h);
+        const uint64_t level_start = total_iterations;
         for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
             rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
             for (uint32_t n = 0; n < cfg.iterations; ++n) {
@@ -189,7 +250,13 @@ void solve_levels(const Frame& f, int lo, uint64_t* total) {
                     if (err / npix <= eps2) break;
                 }
             }
+            if (median > 0) median_flow(c, u1, u2, f.work(kBufTmp, l), median);
         }
+        float margin = 0.0f;
+        const int clamped = l > 0 ? bound_flow(c, u1, u2, &margin) : 0;
+        level_trace::emit(level_trace::Level{l, f.levels, u1, u2, cfg.warps,
+                                             static_cast<unsigned long long>(total_iterations - level_start),
+                                             margin, clamped});
         if (l > lo) {
             copy_plane(c, u1, f.work(kBufPrevU1, l));
             copy_plane(c, u2, f.work(kBufPrevU2, l));
@@ -211,6 +278,21 @@ bool frame_of(of_context* c, int w, int h, Frame* f) {
     return true;
 }
 
+// Coarsest level to solve: the size rule's last level, or with automatic levels and
+// config.min_texture > 0 the texture rule's (core/robust.hpp) on frame 0's pyramid. One thread,
+// rows in order: the sums, and so the choice, do not depend on the thread count.
+int coarsest_level(const Frame& f) {
+    const of_config& cfg = f.c->cfg;
+    if (cfg.levels != 0 || !(cfg.min_texture > 0.0f)) return f.levels - 1;
+    double energy[kMaxLevels];
+    energy[0] = 0.0;
+    for (int l = 1; l < f.levels; ++l) {
+        const Plane p = f.level(kBufPyr0, l);
+        energy[l] = f.c->kt.texture_energy(p, 0, p.h) / (static_cast<double>(p.w) * static_cast<double>(p.h));
+    }
+    return coarsest_textured(energy, f.levels, static_cast<double>(cfg.min_texture));
+}
+
 } // namespace
 
 of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& next,
@@ -220,8 +302,10 @@ of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& 
     build_pyramid(f, prev, kBufPyr0);
     build_pyramid(f, next, kBufPyr1);
     uint64_t total_iterations = 0;
-    solve_levels(f, 0, &total_iterations);
+    const int top = coarsest_level(f);
+    solve_levels(f, top, 0, &total_iterations);
     write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);
+    c->info.last_coarsest = static_cast<uint32_t>(top);
     c->info.last_width = prev.width;
     c->info.last_height = prev.height;
     c->info.last_levels = static_cast<uint32_t>(f.levels);
@@ -229,13 +313,20 @@ of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& 
     return OF_OK;
 }
 
-of_status tvl1_solve_coarse_cpu(of_context* c, int w, int h, uint64_t* iterations) {
+of_status tvl1_solve_coarse_cpu(of_context* c, int w, int h, int top, uint64_t* iterations) {
     Frame f;
     if (!frame_of(c, w, h, &f)) return OF_ERR_INTERNAL;
     const int from = c->plan.split_from;
     if (from <= 0 || from >= f.levels)
         return c->sink().fail(OF_ERR_INTERNAL, "tvl1: split at level %d of a %d-level frame", from, f.levels);
-    solve_levels(f, from, iterations);
+    if (top < 0 || top >= f.levels)
+        return c->sink().fail(OF_ERR_INTERNAL, "tvl1: coarsest level %d of a %d-level frame", top, f.levels);
+    if (top >= from) {
+        solve_levels(f, top, from, iterations);
+    } else { // the texture rule stopped below the CPU's levels: the GPU starts from zero
+        fill_zero(c, f.work(kBufU1, from));
+        fill_zero(c, f.work(kBufU2, from));
+    }
     // Level `from`'s flow, interleaved, rows of 2w floats: what the GPU's u plane holds.
     const Plane u1 = f.work(kBufU1, from), u2 = f.work(kBufU2, from);
     of_flow xy;

@@ -15,8 +15,10 @@ of_status tvl1_process_cpu(of_context* ctx, const of_image& prev, const of_image
 /// levels split_from.. of both pyramids of a w x h frame into kBufPyr0/kBufPyr1 (at the
 /// plan's level offsets, host_pitch rows); this solves them coarse to fine on the CPU kernel
 /// table and writes level split_from's flow to kBufSplitFlow, interleaved (u1, u2) in rows of
-/// 2w floats. Adds the inner iterations it ran to *iterations.
-of_status tvl1_solve_coarse_cpu(of_context* ctx, int w, int h, uint64_t* iterations);
+/// 2w floats. `top` is the coarsest level to solve (the texture rule's choice, made by the CUDA
+/// path on the same pyramid; below split_from the flow handed back is zero). Adds the inner
+/// iterations it ran to *iterations.
+of_status tvl1_solve_coarse_cpu(of_context* ctx, int w, int h, int top, uint64_t* iterations);
 
 } // namespace oflow
 

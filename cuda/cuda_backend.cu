@@ -33,6 +33,7 @@ void all_kernels(KernelList* l) {
     list_fused_kernels(l);
     list_multi_kernels(l);
     list_multi_f16x2_kernels(l);
+    list_robust_kernels(l);
 }
 
 // Makes st's device current for the duration of a call, and puts the caller's back.
@@ -190,6 +191,7 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
         return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,
                         cfg.max_height);
     st->presmooth = make_gaussian(cfg.presmooth_sigma);
+    st->robust_blur = make_gaussian(cfg.robust_sigma);
     const float f = cfg.scale_factor;
     st->level_blur = make_gaussian(0.6f * std::sqrt(1.0f / (f * f) - 1.0f));
     OF_CUDA_TRY(cudaGetDevice(&st->device), "cudaGetDevice");
@@ -268,7 +270,7 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
 }
 
 of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out, const ErrorSink& err,
-                  uint64_t* iterations, int* levels) {
+                  uint64_t* iterations, int* levels, int* coarsest) {
     if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: process without a state");
     DeviceScope scope(st->device);
     const DevLayout& l = st->lay;
@@ -294,7 +296,7 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
     if (st->cfg.format == OF_PIXEL_F32 &&
         (prev.memory == OF_MEMORY_CUDA_DEVICE || next.memory == OF_MEMORY_CUDA_DEVICE)) {
         int* flag = &st->ctrl()->nonfinite;
-        int* back = reinterpret_cast<int*>(st->pinned + l.stage_ctrl + sizeof(int) * kStopSlots);
+        int* back = reinterpret_cast<int*>(st->pinned + l.stage_ctrl) + kStageNonfinite;
         OF_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(int), s), "cudaMemsetAsync(nonfinite)");
         for (int f = 0; f < 2; ++f)
             if (img[f]->memory == OF_MEMORY_CUDA_DEVICE)
@@ -340,8 +342,16 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
     const DPlane<float2> u = st->plane<float2>(l.u[info.ucur], info.dims[0]);
     const std::size_t row8 = static_cast<std::size_t>(w) * 8;
     *levels = info.levels;
+    // Coarsest level solved: known to the host unless the device decided it (texture rule, no
+    // split); then levels - 1 until the wait below brings the device's value back. With device
+    // output nothing waits, and levels - 1 is what is reported.
+    *coarsest = info.top >= 0 ? info.top : info.levels - 1;
+    // GPU levels that count: those at or below the coarsest level solved (the ones above it run
+    // and are discarded, and the CPU path does not run them).
+    const auto counted = [&info](int top) { return top + 1 < info.gpu_levels ? top + 1 : info.gpu_levels; };
     uint64_t scheduled = info.cpu_iterations; // the CPU levels' count is exact
-    for (int lv = 0; lv < info.gpu_levels; ++lv) scheduled += static_cast<uint64_t>(st->cfg.warps) * st->cfg.iterations;
+    for (int lv = 0; lv < counted(*coarsest); ++lv)
+        scheduled += static_cast<uint64_t>(st->cfg.warps) * st->cfg.iterations;
     *iterations = scheduled;
 
     // 5. Output.
@@ -376,11 +386,16 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
     OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl, st->ctrl()->stop, sizeof(int) * kStopSlots,
                                 cudaMemcpyDeviceToHost, s),
                 "stop slots download");
+    const int* stop = reinterpret_cast<const int*>(st->pinned + l.stage_ctrl);
+    if (info.top < 0)
+        OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl + sizeof(int) * kStageTop, &st->ctrl()->top, sizeof(int),
+                                    cudaMemcpyDeviceToHost, s),
+                    "coarsest level download");
     OF_CUDA_TRY(cudaStreamSynchronize(s), "frame");
 
-    const int* stop = reinterpret_cast<const int*>(st->pinned + l.stage_ctrl);
+    if (info.top < 0) *coarsest = stop[kStageTop];
     uint64_t ran = 0;
-    for (int lv = 0; lv < info.gpu_levels; ++lv)
+    for (int lv = 0; lv < counted(*coarsest); ++lv)
         for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
             ran += static_cast<uint64_t>(iterations_run(*st, stop[lv * kMaxWarps + static_cast<int>(wp)],
                                                         static_cast<int>(st->cfg.iterations)));

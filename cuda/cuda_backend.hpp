@@ -22,6 +22,11 @@
 //    core's host pyramids), the stream is waited for once, CpuLevels::solve runs those levels
 //    on the CPU path, and level `from`'s flow goes up once; the GPU does levels from-1..0. Such
 //    a frame is not a captured graph. Frames whose pyramid has no level `from` run all on the GPU.
+//  - Exposure-robust stages (core/robust.hpp): the local normalisation, the median filter and
+//    the sanity bound run on the device like the CPU path's. The texture rule's coarsest level
+//    is decided on the device per frame (no wait): levels above it still run there and their
+//    flow is zeroed at their end, which gives the CPU path's result (it starts from zero at
+//    that level). A split frame hands the level to the CPU solve after its one wait.
 //  - Iteration counts: exact whenever the frame ends with a wait (host or mapped output);
 //    with device output the scheduled count (levels x warps x iterations), exact for
 //    epsilon == 0. Epsilon stops a warp on the device: per iteration for GLOBAL and FUSED,
@@ -74,7 +79,7 @@ struct CpuLevels {
     const float* flow_xy;               // level from's flow after solve(): (u1, u2) pairs, rows of 2w floats
     /// Solves levels [from, levels) of a w x h frame from the host pyramids, writes flow_xy, adds
     /// its inner iterations to *iterations; a status with the message in the core's error.
-    of_status (*solve)(void* user, int w, int h, std::uint64_t* iterations);
+    of_status (*solve)(void* user, int w, int h, int top, std::uint64_t* iterations); // top: coarsest level to solve
     void* user;
 };
 
@@ -86,9 +91,12 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
                  const CpuLevels& cpu, const ErrorSink& err, State** out);
 
 /// One frame pair; arguments already validated by the API (sizes, strides, memory kinds).
-/// Writes the number of inner iterations run and the levels used.
+/// Writes the number of inner iterations run (of the levels at or below *coarsest), the levels
+/// used and the coarsest level solved (config.min_texture's texture rule). The texture rule is
+/// decided on the device: with device output (no wait) *coarsest is levels - 1 unless the
+/// frame was split (the split's wait brings it back), and the count then includes every level.
 of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out,
-                  const ErrorSink& err, uint64_t* iterations, int* levels);
+                  const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest);
 
 /// Releases what create() took; NULL-safe.
 void destroy(State* st);

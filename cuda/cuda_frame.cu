@@ -1,10 +1,14 @@
 // The per-frame pipeline of the CUDA path (tvl1_process_cpu's structure, core/tvl1_driver.cpp):
-// pyramids, then per level from coarse to fine: flow initialisation (zero or bilinear upsampling
-// of the coarser flow), p = 0, gradient of I1, and per warp the bicubic warp and the inner
-// iterations of the configured variant. Everything is enqueued on the context's stream; the
-// host neither allocates nor waits here.
+// pyramids (conversion, local normalisation, presmooth, levels), the texture rule's coarsest
+// level (on the device), then per level from coarse to fine: flow initialisation (zero or
+// bilinear upsampling of the coarser flow), p = 0, gradient of I1, per warp the bicubic warp,
+// the inner iterations of the configured variant and the median filter, and at the end of the
+// level the zeroing above the coarsest level / the sanity bound. Everything is enqueued on the
+// context's stream; the host neither allocates nor waits here (a split frame waits once).
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
+
+#include "core/robust.hpp"
 
 #include <cstddef>
 
@@ -139,6 +143,25 @@ of_status convert_frame(State& st, int frame, Src src, const LevelDims& d0, cons
     return OF_OK;
 }
 
+// Local contrast normalisation (core/robust.hpp, tvl1_driver.cpp normalize_level0) of a
+// converted frame, in place, before its presmooth: mean = G*I, var = G*(I - mean)^2,
+// I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2), the
+// i1g slot, free until the first level's gradient.
+of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
+    if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
+    const cudaStream_t s = st.stream;
+    const DPlane<float> img = convert_target(st, frame, d0);
+    const DPlane<float> mean = st.robust_scratch(0, d0), sq = st.robust_scratch(1, d0), var = st.robust_scratch(2, d0);
+    const DPlane<const float> cimg{img.p, img.w, img.h, img.pitch}, cmean{mean.p, mean.w, mean.h, mean.pitch};
+    OF_CUDA_TRY(launch_blur(cimg, mean, st.robust_blur, s), "blur launch");
+    OF_CUDA_TRY(launch_robust_sq(cimg, cmean, sq, s), "robust launch");
+    OF_CUDA_TRY(launch_blur({sq.p, sq.w, sq.h, sq.pitch}, var, st.robust_blur, s), "blur launch");
+    OF_CUDA_TRY(launch_robust_combine(cimg, cmean, {var.p, var.w, var.h, var.pitch}, img, kRobustMid, kRobustGain,
+                                      kRobustFloor, s),
+                "robust launch");
+    return OF_OK;
+}
+
 of_status presmooth(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
     if (st.presmooth.radius <= 0) return OF_OK;
     const DPlane<float> in = convert_target(st, frame, d0);
@@ -165,6 +188,7 @@ of_status build_levels(State& st, int frame, const LevelDims* dims, int levels, 
 of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
                         const ErrorSink& err) {
     of_status r = convert_frame(st, frame, src, dims[0], err);
+    if (r == OF_OK) r = normalize(st, frame, dims[0], err);
     if (r == OF_OK) r = presmooth(st, frame, dims[0], err);
     return r == OF_OK ? build_levels(st, frame, dims, levels, err) : r;
 }
@@ -206,8 +230,29 @@ of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot
 
 namespace {
 
-// Levels st.cpu.from.. of a split frame on the CPU: both pyramids' coarse levels down to the
-// core's host pyramids, one wait, the CPU solve, and level `from`'s flow up into u[0].
+// The texture rule (core/robust.hpp) applies: automatic levels and min_texture > 0.
+bool texture_rule(const of_config& cfg) { return cfg.levels == 0 && cfg.min_texture > 0.0f; }
+
+// Ctrl::top = the texture rule's coarsest level for frame 0's pyramid (built), on the device.
+of_status texture_top(State& st, const SolveInfo& info, const ErrorSink& err) {
+    TexLevels t;
+    t.levels = info.levels;
+    for (int l = 0; l < kMaxLevels; ++l) {
+        const bool in = l < info.levels;
+        t.p[l] = in ? st.pyr(0, l, info.dims[l]).p : nullptr;
+        t.w[l] = in ? info.dims[l].w : 0;
+        t.h[l] = in ? info.dims[l].h : 0;
+        t.pitch[l] = in ? static_cast<int>(info.dims[l].pitch) : 0;
+    }
+    Ctrl* c = st.ctrl();
+    OF_CUDA_TRY(launch_texture_top(t, c->tex, static_cast<double>(st.cfg.min_texture), &c->top, st.stream),
+                "texture launch");
+    return OF_OK;
+}
+
+// Levels st.cpu.from.. of a split frame on the CPU: both pyramids' coarse levels (and the
+// coarsest level to solve, when the device decided it) down to the host, one wait, the CPU
+// solve from that level, and level `from`'s flow up into u[0]. Sets info->top.
 of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
     const cudaStream_t s = st.stream;
     const int from = st.cpu.from;
@@ -221,8 +266,13 @@ of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
                                           static_cast<std::size_t>(d.h), cudaMemcpyDeviceToHost, s),
                         "coarse pyramid download");
         }
+    int* top_back = reinterpret_cast<int*>(st.pinned + st.lay.stage_ctrl) + kStageTop;
+    if (info->top < 0)
+        OF_CUDA_TRY(cudaMemcpyAsync(top_back, &st.ctrl()->top, sizeof(int), cudaMemcpyDeviceToHost, s),
+                    "coarsest level download");
     OF_CUDA_TRY(cudaStreamSynchronize(s), "coarse pyramid download");
-    of_status r = st.cpu.solve(st.cpu.user, info->dims[0].w, info->dims[0].h, &info->cpu_iterations);
+    if (info->top < 0) info->top = *top_back;
+    of_status r = st.cpu.solve(st.cpu.user, info->dims[0].w, info->dims[0].h, info->top, &info->cpu_iterations);
     if (r != OF_OK) return r;
     const LevelDims& d = info->dims[from];
     const DPlane<float2> u = st.plane<float2>(st.lay.u[0], d);
@@ -244,12 +294,15 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     const int levels = info->levels;
     const int iterations = static_cast<int>(cfg.iterations);
 
-    // Both presmooths first: they read the converted frames from scratch(0) and scratch(1),
-    // which the level blurs then reuse.
-    of_status r = presmooth(st, 0, dims[0], err);
+    // Both normalisations and presmooths first: they read the converted frames from scratch(0)
+    // and scratch(1) (or level 0 without a presmooth), which the level blurs then reuse.
+    of_status r = normalize(st, 0, dims[0], err);
+    if (r == OF_OK) r = normalize(st, 1, dims[0], err);
+    if (r == OF_OK) r = presmooth(st, 0, dims[0], err);
     if (r == OF_OK) r = presmooth(st, 1, dims[0], err);
     if (r == OF_OK) r = build_levels(st, 0, dims, levels, err);
     if (r == OF_OK) r = build_levels(st, 1, dims, levels, err);
+    if (r == OF_OK && info->top < 0) r = texture_top(st, *info, err); // -> Ctrl::top
     if (r != OF_OK) return r;
 
     // Fresh control block: counter 0, no warp stopped.
@@ -259,12 +312,18 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
 
     const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
     int ucur = 0, pcur = 0;
-    // plan_frame() set gpu_levels = levels and cpu_iterations = 0; a split frame changes both.
+    // plan_frame() set gpu_levels = levels and cpu_iterations = 0; a split frame changes both
+    // (and makes top known to the host).
     if (st.cpu.from > 0 && st.cpu.from < levels) { // u[0] then holds level `from`'s flow
         r = run_cpu_levels(st, info, err);
         if (r != OF_OK) return r;
         info->gpu_levels = st.cpu.from;
     }
+    // Coarsest level solved: the host's value when it has one, else the device's (Ctrl::top).
+    // Levels above it still run (they are small); their flow is zeroed at their end, so that
+    // the level `top` starts from zero flow exactly as the CPU path, which starts there.
+    const int* top_dev = info->top < 0 ? &ctrl->top : nullptr;
+    const int median = static_cast<int>(cfg.median_size);
     for (int l = info->gpu_levels - 1; l >= 0; --l) {
         const LevelDims& d = dims[l];
         if (l == levels - 1) {
@@ -289,7 +348,17 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
             if (r == OF_OK)
                 r = run_iterations(st, d, iterations, l * kMaxWarps + wp, cfg.epsilon, &ucur, &pcur, err);
             if (r != OF_OK) return r;
+            if (median > 0) { // u[ucur] -> u[ucur ^ 1]: precision-independent (float2 u planes)
+                const DPlane<float2> u = st.plane<float2>(lay.u[ucur], d);
+                OF_CUDA_TRY(launch_median_flow({u.p, u.w, u.h, u.pitch}, st.plane<float2>(lay.u[ucur ^ 1], d), median, s),
+                            "median launch");
+                ucur ^= 1;
+            }
         }
+        if (l > 0)
+            OF_CUDA_TRY(launch_finish_level(st.plane<float2>(lay.u[ucur], d), l, top_dev, info->top,
+                                            flow_margin(d.w, d.h), s),
+                        "level end launch");
     }
     info->ucur = ucur;
     return OF_OK;
@@ -306,6 +375,8 @@ of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveI
     info->ucur = 0;
     info->gpu_levels = info->levels;
     info->cpu_iterations = 0;
+    // The texture rule on a pyramid of 2+ levels is decided on the device (solve()).
+    info->top = texture_rule(cfg) && info->levels > 1 ? -1 : info->levels - 1;
     return OF_OK;
 }
 

@@ -5,6 +5,7 @@
 #define OFLOW_CUDA_CUDA_KERNELS_CUH
 
 #include "core/kernels.hpp"
+#include "core/plan.hpp"
 #include "cuda/cuda_common.cuh"
 
 namespace oflow {
@@ -94,6 +95,33 @@ cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>& a, int laun
 template <class T2>
 cudaError_t launch_pingpong_fixup(const IterArgs<T2>& a, int launches, cudaStream_t s);
 
+// ---- robust_cuda.cu: exposure-robust stages (core/robust.hpp) ------------------------------
+/// sq = (src - mean)^2 (robust_sq_ref).
+cudaError_t launch_robust_sq(DPlane<const float> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s);
+/// dst = mid + gain (src - mean) / (sqrt(max(var, 0)) + floor_) (robust_combine_ref with the
+/// constants of core/robust.hpp); dst may be src.
+cudaError_t launch_robust_combine(DPlane<const float> src, DPlane<const float> mean, DPlane<const float> var,
+                                  DPlane<float> dst, float mid, float gain, float floor_, cudaStream_t s);
+/// Levels of one pyramid for the texture rule (only p of levels >= 1 is read).
+struct TexLevels {
+    const float* p[kMaxLevels];
+    int w[kMaxLevels], h[kMaxLevels], pitch[kMaxLevels];
+    int levels;
+};
+/// Texture rule on the device: mean squared central-difference gradient of levels 1..levels-1
+/// (texture_energy_ref / (w h)), then *top = coarsest_textured(energies, levels, min_texture).
+/// partials: kMaxLevels * kTexBlocks doubles (Ctrl::tex). Deterministic: fixed-order sums in
+/// double, no atomics. Two launches, no host wait (graph-capturable).
+cudaError_t launch_texture_top(const TexLevels& t, double* partials, double min_texture, int* top, cudaStream_t s);
+/// size x size median (3 or 5) of both flow components, clamped borders (median_flow_ref);
+/// src and dst must not overlap. cudaErrorInvalidValue for another size.
+cudaError_t launch_median_flow(DPlane<const float2> src, DPlane<float2> dst, int size, cudaStream_t s);
+/// End of level `level` in place: with t = (top ? *top : top_host), zero flow when level > t,
+/// else for level > 0 the sanity bound with margin m = flow_margin(w, h): x + u1 clamped to
+/// [-m, w - 1 + m], y + u2 to [-m, h - 1 + m] (tvl1_driver.cpp bound_flow).
+cudaError_t launch_finish_level(DPlane<float2> u, int level, const int* top, int top_host, float margin,
+                                cudaStream_t s);
+
 // ---- kernel registry (cuda_backend.cu loads them all at create) ----------------------------
 struct KernelList {
     static const int kCap = 64;
@@ -114,6 +142,7 @@ void list_global_kernels(KernelList* l);
 void list_fused_kernels(KernelList* l);
 void list_multi_kernels(KernelList* l);
 void list_multi_f16x2_kernels(KernelList* l);
+void list_robust_kernels(KernelList* l);
 
 } // namespace cuda
 } // namespace oflow

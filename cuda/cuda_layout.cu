@@ -183,7 +183,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     const std::size_t frames_end = s.off;
     l->stage_flow = 0; // the flow comes back after the frames went up: same bytes
     s.off = frames_end > flow ? frames_end : flow;
-    l->stage_ctrl = s.take((kStopSlots + 1) * sizeof(int));
+    l->stage_ctrl = s.take((kStopSlots + 2) * sizeof(int));
     if (!s.ok) return OF_ERR_OVERFLOW;
     l->pinned_bytes = (s.off + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
     return OF_OK;

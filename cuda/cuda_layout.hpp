@@ -17,6 +17,12 @@ namespace cuda {
 const int kMaxWarps = 100; // config_check's upper bound on warps
 const int kStopSlots = kMaxLevels * kMaxWarps;
 const int kNotStopped = 0x7f7f7f7f; // a stop slot filled with the byte 0x7f: "ran to the end"
+/// Ints of the pinned stage_ctrl region (DevLayout) after the stop slots.
+const int kStageNonfinite = kStopSlots;
+const int kStageTop = kStopSlots + 1;
+/// Blocks per level of the texture-energy reduction (robust_cuda.cu): block b sums rows
+/// b, b + kTexBlocks, ... of its level into Ctrl::tex[level * kTexBlocks + b].
+const int kTexBlocks = 64;
 
 /// Dynamic shared memory a block may use on every supported board (Nano/TX2: 48 KB per block),
 /// leaving room for the kernels' static shared memory (reductions).
@@ -46,6 +52,10 @@ struct Ctrl {
     int nonfinite;        // set to 1 by the finiteness check
     int pad[62];          // stop[] on its own 256-byte line
     int stop[kStopSlots]; // per (level, warp): launch after which epsilon stopped the warp
+    int top;              // coarsest level to solve (texture rule, core/robust.hpp); written per
+                          // frame by launch_texture_top, read by launch_finish_level, only when
+                          // the rule is on (SolveInfo::top < 0)
+    double tex[kMaxLevels * kTexBlocks]; // per-(level, block) partial texture energies
 };
 
 /// Variant and launch shape of the inner iterations.
@@ -127,7 +137,9 @@ struct DevLayout {
     std::size_t raw_bytes;
     std::size_t scratch;             // 2 F32 planes: converted frames (before the presmooth),
                                      // then the blurred level before resampling
-    std::size_t i1g;                 // float4 (I1, I1x, I1y, 0) of frame 1 at the current level
+    std::size_t i1g;                 // float4 (I1, I1x, I1y, 0) of frame 1 at the current level;
+                                     // before the first gradient of a frame also 3 F32 planes of
+                                     // the local normalisation (State::robust_scratch)
     std::size_t u[2];                // float2 (u1, u2), ping-pong
     std::size_t px[2], py[2];        // T2 (p11, p21) and (p12, p22); [1] = [0] for GLOBAL
     std::size_t g;                   // T2 (I1wx, I1wy)
@@ -138,10 +150,11 @@ struct DevLayout {
     std::size_t partial_count;
     std::size_t device_bytes;        // total
     // Pinned staging: both frames on the way in, then (reused) the flow on the way out as
-    // packed (u, v) pairs, and a copy of Ctrl::stop[] and Ctrl::nonfinite.
+    // packed (u, v) pairs, and a copy of Ctrl::stop[], Ctrl::nonfinite and Ctrl::top.
     std::size_t stage_frame[2];
     std::size_t stage_flow;
-    std::size_t stage_ctrl;          // kStopSlots + 1 ints
+    std::size_t stage_ctrl;          // kStopSlots + 2 ints: stop[], then nonfinite at index
+                                     // kStageNonfinite and top at kStageTop
     std::size_t pinned_bytes;
 };
 

@@ -17,6 +17,7 @@ struct State {
     DevLayout lay;
     Gaussian1D presmooth;      // as context.cpp makes them
     Gaussian1D level_blur;
+    Gaussian1D robust_blur;    // window of the local normalisation (cfg.robust_sigma)
     int device;                // the device current at create
     int sm_count;              // its multiprocessors (coarse levels use smaller MULTI_ITER blocks)
     cudaStream_t stream;
@@ -43,6 +44,12 @@ struct State {
         const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h) * 4;
         return plane<float>(lay.scratch + static_cast<std::size_t>(i) * plane0, d);
     }
+    /// F32 planes 0..2 of the local normalisation (mean, (I - mean)^2, variance): carved from
+    /// the float4 i1g slot (4 level-0 F32 planes), which nothing reads before a level's gradient.
+    DPlane<float> robust_scratch(int i, const LevelDims& d) const {
+        const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h) * 4;
+        return plane<float>(lay.i1g + static_cast<std::size_t>(i) * plane0, d);
+    }
     template <class T>
     DPlane<T> plane(std::size_t off, const LevelDims& d) const {
         DPlane<T> p;
@@ -67,6 +74,9 @@ struct SolveInfo {
     int launches;      // per warp (iterations for GLOBAL/FUSED, ceil(iterations/depth) for MULTI)
     int ucur;          // u[ucur] holds the level-0 flow
     int gpu_levels;    // levels 0..gpu_levels-1 ran on the GPU (the rest on the CPU: a split frame)
+    int top;           // coarsest level solved (core/robust.hpp texture rule); -1: decided on the
+                       // device (Ctrl::top), not known to the host yet. Levels above it run on
+                       // the GPU and their flow is zeroed (launch_finish_level)
     std::uint64_t cpu_iterations; // inner iterations the CPU levels ran
 };
 
@@ -79,7 +89,7 @@ of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, 
 /// (State::graph). Called once by create(), after the warm-up.
 of_status capture_solver(State& st, const ErrorSink& err);
 
-/// Pyramid of one frame (convert, presmooth, levels) into pyr[frame].
+/// Pyramid of one frame (convert, local normalisation, presmooth, levels) into pyr[frame].
 of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
                         const ErrorSink& err);
 

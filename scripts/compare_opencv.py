@@ -4,13 +4,30 @@
 Both run on the same 8-bit frames (written by `oflow-cli --synth CASE --save-frames`), with the
 same schedule: pyramid levels, factor 0.5, warps, inner iterations, one outer iteration, no
 median filter, same tau/lambda/theta and epsilon. OpenCV is used only here, never by the build.
+oflow runs with --robust none --median 0 there, the plain TV-L1 that OpenCV runs.
+
+--exposure: instead, the exposure grid. Frame 1 of fine-texture (fine texture), smooth-field
+and camera-motion (--exposure-size, default 320x240) gets a gain, an offset and Gaussian noise
+(oflow-cli --synth CASE --exposure G,O,S --save-frames); on those PNGs run oflow-cli with its
+default settings (local-norm, median 5, min_texture; --oflow-flags adds flags), oflow-cli
+"before" (--before-flags, default --robust none --median 0 --min-texture 0: the pipeline before
+the exposure work), and OpenCV's DualTVL1 with the same warps, iterations, epsilon and the
+size rule's levels (median filter off unless --median N, which oflow's default run then uses
+too). "no change" is oflow's default run on the same pair without the exposure change: the
+default run should stay within 2x of it. --quick runs a subset of the grid, --cases filters the
+cases, --jobs N runs N grid points at a time.
 
 Needs Debian's python3-opencv (cv2 with the contrib optflow module) and numpy.
-Usage: scripts/compare_opencv.py --cli build/samples/oflow-cli [--size 640x480] [--threads 1]
+Usage: scripts/compare_opencv.py --cli build/host/samples/oflow-cli [--size 640x480] [--threads 1]
+       scripts/compare_opencv.py --cli build/host/samples/oflow-cli --exposure [--quick]
+           [--cases fine-texture,camera-motion] [--jobs 2] [--median 5] [--oflow-flags "..."]
 """
 import argparse
+import concurrent.futures
+import itertools
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -24,6 +41,12 @@ except ImportError:
     sys.exit("compare_opencv: needs Debian's python3-opencv (run with /usr/bin/python3)")
 
 CASES = ["translation", "rotation-zoom", "smooth-field", "occlusion", "noise-gain"]
+# The exposure grid: case -> extra flags for --synth (fine-texture samples the fine texture).
+EXPOSURE_CASES = {"fine-texture": ["--texture", "fine"], "smooth-field": [], "camera-motion": []}
+GAINS = [0.8, 0.9, 0.98, 1.02, 1.1, 1.25]
+OFFSETS = [-20, 0, 20]
+SIGMAS = [0, 3]
+QUICK_GAINS, QUICK_OFFSETS, QUICK_SIGMAS = [0.8, 1.1], [-20, 20], [3]
 
 
 def read_flo(path):
@@ -56,11 +79,110 @@ def auto_levels(w, h, factor=0.5):
     return levels
 
 
+class CliError(Exception):
+    pass
+
+
 def run_cli(cli, args):
     p = subprocess.run([cli] + args, capture_output=True, text=True)
     if p.returncode != 0:
-        sys.exit("oflow-cli failed: " + p.stderr.strip())
+        raise CliError("oflow-cli failed: " + " ".join(args) + ": " + p.stderr.strip())
     return p.stdout
+
+
+def make_opencv(tau, lam, theta, levels, warps, iters, epsilon, median):
+    # Setters, not keywords: the binding's keyword is misspelt ("innnerIterations").
+    o = cv2.optflow.DualTVL1OpticalFlow_create()
+    o.setTau(tau)
+    o.setLambda(lam)
+    o.setTheta(theta)
+    o.setScalesNumber(levels)
+    o.setWarpingsNumber(warps)
+    o.setEpsilon(max(epsilon, 1e-12))
+    o.setInnerIterations(iters)
+    o.setOuterIterations(1)
+    o.setScaleStep(0.5)
+    o.setGamma(0.0)
+    o.setMedianFiltering(median)  # 1 = off
+    o.setUseInitialFlow(False)
+    return o
+
+
+def exposure_grid(a, tmp):
+    """The exposure table: oflow default, oflow before, OpenCV, and the no-change EPE."""
+    cases = list(EXPOSURE_CASES)
+    if a.cases:
+        cases = [c for c in a.cases.split(",") if c]
+        bad = [c for c in cases if c not in EXPOSURE_CASES]
+        if bad:
+            sys.exit(f"compare_opencv: --cases {','.join(bad)}: the exposure grid has "
+                     f"{', '.join(EXPOSURE_CASES)}")
+    gains, offsets, sigmas = ((QUICK_GAINS, QUICK_OFFSETS, QUICK_SIGMAS) if a.quick
+                              else (GAINS, OFFSETS, SIGMAS))
+    w, h = (int(v) for v in a.exposure_size.split("x"))
+    levels = auto_levels(w, h)
+    schedule = ["--warps", str(a.warps), "--iters", str(a.iters), "--epsilon", str(a.epsilon),
+                "--threads", str(a.threads), "--backend", a.backend, "--json"]
+    default_flags = shlex.split(a.oflow_flags) + (["--median", str(a.median)] if a.median else [])
+    before_flags = shlex.split(a.before_flags)
+
+    def point(case, gain, offset, sigma):
+        prefix = os.path.join(tmp, f"{case}_g{gain}_o{offset}_s{sigma}_f")
+        run_cli(a.cli, ["--synth", case, "--size", a.exposure_size, "--seed", str(a.seed),
+                        "--exposure", f"{gain},{offset},{sigma}", "--save-frames", prefix,
+                        "--levels", "1", "--warps", "1", "--iters", "1"]
+                + EXPOSURE_CASES[case])
+        f0, f1, gtp = prefix + "0.png", prefix + "1.png", prefix + "_gt.flo"
+        ours = json.loads(run_cli(a.cli, [f0, f1, "--gt", gtp] + schedule + default_flags))
+        before = json.loads(run_cli(a.cli, [f0, f1, "--gt", gtp] + schedule + before_flags))
+        i0 = cv2.imread(f0, cv2.IMREAD_GRAYSCALE)
+        i1 = cv2.imread(f1, cv2.IMREAD_GRAYSCALE)
+        cv = make_opencv(0.25, 0.15, 0.3, levels, a.warps, a.iters, a.epsilon,
+                         a.median if a.median else 1).calc(i0, i1, None)
+        theirs = epe_aae(cv, read_flo(gtp))[0]
+        for p in (f0, f1, gtp):
+            os.remove(p)
+        return {"epe": ours["epe"], "before": before["epe"], "opencv": theirs,
+                "coarsest": ours.get("coarsest"), "robust": ours.get("robust"),
+                "median": ours.get("median")}
+
+    # The baselines: no change at all, and the noise alone (gain 1, offset 0, sigma > 0).
+    base = [(c, 1.0, 0, s) for c in cases for s in sorted(set([0] + list(sigmas)))]
+    tasks = list(base)
+    tasks += [(c, g, o, s) for c in cases for g, o, s in itertools.product(gains, offsets, sigmas)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        futures = {t: pool.submit(point, *t) for t in tasks}
+        try:
+            results = {t: f.result() for t, f in futures.items()}
+        except CliError as e:
+            for f in futures.values():
+                f.cancel()
+            sys.exit(str(e))
+
+    first = results[tasks[0]]
+    print(f"Exposure grid at {w}x{h}, seed {a.seed}: warps {a.warps}, iterations {a.iters}, "
+          f"epsilon {a.epsilon}, backend {a.backend}; frame 1 = gain * I + offset + N(0, sigma), "
+          f"8-bit PNGs")
+    print(f"oflow default: robust {first['robust']}, median {first['median']}, automatic levels "
+          f"(min_texture){' + ' + ' '.join(default_flags) if default_flags else ''}; "
+          f"before: {' '.join(before_flags)}; OpenCV DualTVL1: {levels} levels (size rule), "
+          f"median filter {a.median if a.median else 'off'}; "
+          f"no change: oflow default on the same pair without the exposure change (noise-only: "
+          f"gain 1, offset 0, the row's sigma)")
+    print("| case | gain | offset | sigma | oflow EPE | oflow before EPE | OpenCV EPE | "
+          "no-change EPE | oflow / no-change | noise-only EPE | oflow levels |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    worst, worst_noise = 0.0, 0.0
+    for t in tasks[len(base):]:
+        r, b0, bn = results[t], results[(t[0], 1.0, 0, 0)], results[(t[0], 1.0, 0, t[3])]
+        ratio = r["epe"] / b0["epe"] if b0["epe"] > 0 else float("inf")
+        worst = max(worst, ratio)
+        worst_noise = max(worst_noise, r["epe"] / bn["epe"] if bn["epe"] > 0 else float("inf"))
+        print(f"| {t[0]} | {t[1]:g} | {t[2]:g} | {t[3]:g} | {r['epe']:.3f} | {r['before']:.3f} | "
+              f"{r['opencv']:.3f} | {b0['epe']:.3f} | {ratio:.2f} | {bn['epe']:.3f} | "
+              f"{r['coarsest'] + 1} |")
+    print(f"\nWorst oflow / no-change ratio: {worst:.2f} ({'within' if worst <= 2.0 else 'ABOVE'} 2x); "
+          f"against the noise-only EPE of the same sigma: {worst_noise:.2f}")
 
 
 def main():
@@ -73,31 +195,43 @@ def main():
     ap.add_argument("--epsilon", type=float, default=0.01)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cases", default="", help="comma-separated subset of the cases")
+    ap.add_argument("--exposure", action="store_true",
+                    help="run the exposure grid instead of the accuracy and time tables")
+    ap.add_argument("--exposure-size", default="320x240")
+    ap.add_argument("--quick", action="store_true",
+                    help="exposure grid subset: gains 0.8 1.1, offsets -20 20, sigma 3")
+    ap.add_argument("--jobs", type=int, default=1, help="exposure grid points run at a time")
+    ap.add_argument("--seed", type=int, default=1, help="exposure grid texture seed")
+    ap.add_argument("--backend", default="reference", help="oflow-cli --backend (exposure grid)")
+    ap.add_argument("--median", type=int, choices=[3, 5], default=None,
+                    help="exposure grid: OpenCV's median filter size, and oflow's default run's")
+    ap.add_argument("--oflow-flags", default="",
+                    help="exposure grid: extra oflow-cli flags for the default run")
+    ap.add_argument("--before-flags", default="--robust none --median 0 --min-texture 0",
+                    help="exposure grid: oflow-cli flags of the 'before' run")
     a = ap.parse_args()
     cv2.setNumThreads(a.threads)
     tmp = tempfile.mkdtemp(prefix="oflow-cmp-")
+    if a.exposure:
+        exposure_grid(a, tmp)
+        return
+    cases = CASES
+    if a.cases:
+        cases = [c for c in a.cases.split(",") if c]
+        known = CASES + [c for c in EXPOSURE_CASES if c not in CASES]
+        bad = [c for c in cases if c not in known]
+        if bad:
+            sys.exit(f"compare_opencv: unknown --cases {','.join(bad)}: {', '.join(known)}")
 
     def opencv(levels, epsilon):
-        # Setters, not keywords: the binding's keyword is misspelt ("innnerIterations").
-        o = cv2.optflow.DualTVL1OpticalFlow_create()
-        o.setTau(0.25)
-        o.setLambda(0.15)
-        o.setTheta(0.3)
-        o.setScalesNumber(levels)
-        o.setWarpingsNumber(a.warps)
-        o.setEpsilon(max(epsilon, 1e-12))
-        o.setInnerIterations(a.iters)
-        o.setOuterIterations(1)
-        o.setScaleStep(0.5)
-        o.setGamma(0.0)
-        o.setMedianFiltering(1)
-        o.setUseInitialFlow(False)
-        return o
+        return make_opencv(0.25, 0.15, 0.3, levels, a.warps, a.iters, epsilon, 1)
 
     def ours_args(levels, epsilon, repeat):
         return ["--levels", str(levels), "--scale", "0.5", "--warps", str(a.warps),
                 "--iters", str(a.iters), "--epsilon", str(epsilon), "--threads", str(a.threads),
-                "--backend", "reference", "--repeat", str(repeat), "--json"]
+                "--backend", "reference", "--repeat", str(repeat), "--json",
+                "--robust", "none", "--median", "0"]
 
     w, h = (int(v) for v in a.size.split("x"))
     levels = auto_levels(w, h)
@@ -106,7 +240,7 @@ def main():
     print("| case | oflow EPE | OpenCV EPE | oflow AAE | OpenCV AAE |")
     print("|---|---|---|---|---|")
     sums = np.zeros(4)
-    for case in CASES:
+    for case in cases:
         prefix = os.path.join(tmp, case)
         run_cli(a.cli, ["--synth", case, "--size", a.size, "--save-frames", prefix,
                         "--levels", "1", "--warps", "1", "--iters", "1", "-o", prefix + "_x.flo"])
@@ -121,7 +255,7 @@ def main():
         assert abs(out["epe"] - ours[0]) < 1e-3, "oflow-cli's EPE disagrees with this script's"
         sums += [ours[0], theirs[0], ours[1], theirs[1]]
         print(f"| {case} | {ours[0]:.3f} | {theirs[0]:.3f} | {ours[1]:.2f} | {theirs[1]:.2f} |")
-    n = len(CASES)
+    n = len(cases)
     print(f"| **mean** | **{sums[0]/n:.3f}** | **{sums[1]/n:.3f}** | **{sums[2]/n:.2f}** | "
           f"**{sums[3]/n:.2f}** |")
     print()
@@ -150,4 +284,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except CliError as e:
+        sys.exit(str(e))

@@ -1,4 +1,5 @@
-// accuracy: TV-L1 (reference path) on the synthetic pairs of core/synth.hpp with known flow.
+// accuracy: TV-L1 (reference path) on the synthetic pairs of core/synth.hpp with known flow,
+// with the library's defaults but for the schedule; every case also holds the no-runaway invariant.
 //
 // Fixed schedule: 160x120, F32 input, levels 0 (automatic), factor 0.5, warps 5,
 // iterations 100, epsilon 0.01, other parameters at their defaults. EPE = mean endpoint
@@ -26,21 +27,31 @@ struct Bound {
     double epe_int; // bound on the mean EPE without the 4-px border
 };
 
-// Calibrated on the reference path (x86-64, gcc 12; Release and ASan+UBSan agree):
-//   case           EPE all  EPE int   bounds all / int
-//   translation     0.0176   0.0130   0.023 / 0.017
-//   rotation-zoom   0.0668   0.0300   0.087 / 0.039
-//   smooth-field    0.0543   0.0457   0.070 / 0.059
-//   occlusion       0.0920   0.1014   0.12  / 0.13
-//   noise-gain      0.4449   0.4337   0.57  / 0.56  (brightness constancy does not model the
-//                                                    5 % gain; zero flow scores 1.97)
+// Calibrated on the reference path with the library's defaults (illumination-robust
+// preprocessing, 5x5 median between warps, texture-bounded levels; x86-64, gcc 12):
+//   case           EPE all  EPE int   bounds all / int   (before them: all / int)
+//   translation     0.0181   0.0117   0.024 / 0.016     (0.0176 / 0.0130)
+//   rotation-zoom   0.0923   0.0498   0.12  / 0.065     (0.0668 / 0.0300: the normalisation costs
+//                                                      the zoom some accuracy; docs/accuracy.md)
+//   smooth-field    0.0615   0.0498   0.080 / 0.065     (0.0543 / 0.0457)
+//   occlusion       0.1160   0.1261   0.15  / 0.164     (0.0920 / 0.1014)
+//   noise-gain      0.0260   0.0216   0.034 / 0.029     (0.4449 / 0.4337: the 5 % gain no longer
+//                                                      misleads the data term)
+//   fine-texture    0.0645   0.0555   0.084 / 0.073
+//   camera-motion   0.0299   0.0163   0.039 / 0.022
 const Bound kBounds[] = {
-    {Case::Translation, 0.023, 0.017},
-    {Case::RotationZoom, 0.087, 0.039},
-    {Case::SmoothField, 0.070, 0.059},
-    {Case::Occlusion, 0.12, 0.13},
-    {Case::NoiseGain, 0.57, 0.56},
+    {Case::Translation, 0.024, 0.016},
+    {Case::RotationZoom, 0.12, 0.065},
+    {Case::SmoothField, 0.080, 0.065},
+    {Case::Occlusion, 0.15, 0.164},
+    {Case::NoiseGain, 0.034, 0.029},
+    {Case::FineTexture, 0.084, 0.073},
+    {Case::CameraMotion, 0.039, 0.022},
 };
+
+// Invariant on every case: no pixel's flow exceeds the largest true displacement by more than
+// this (a runaway from the coarse levels breaks it by tens of pixels).
+const double kMaxOvershootPx = 2.0;
 
 const uint32_t kW = 160, kH = 120;
 const int kBorder = 4;
@@ -58,7 +69,7 @@ of_config accuracy_cfg(uint32_t w, uint32_t h, of_pixel_format fmt) {
 }
 
 struct Errors {
-    double epe_all = 0, epe_int = 0, aae_all = 0, max_epe = 0, epe_zero = 0;
+    double epe_all = 0, epe_int = 0, aae_all = 0, max_epe = 0, epe_zero = 0, max_flow = 0, max_gt = 0;
 };
 
 Errors errors(const FlowBuf& f, const Pair& p) {
@@ -74,6 +85,8 @@ Errors errors(const FlowBuf& f, const Pair& p) {
             sa += d;
             sz += std::sqrt(gu * gu + gv * gv);
             e.max_epe = d > e.max_epe ? d : e.max_epe;
+            e.max_flow = std::max(e.max_flow, std::sqrt(u * u + v * v));
+            e.max_gt = std::max(e.max_gt, std::sqrt(gu * gu + gv * gv));
             const double dot = u * gu + v * gv + 1.0;
             const double nrm = std::sqrt(u * u + v * v + 1.0) * std::sqrt(gu * gu + gv * gv + 1.0);
             double cosang = dot / nrm;
@@ -108,8 +121,8 @@ void test_epe_table() {
     if (!ctx) return;
     std::printf("TV-L1 reference, %ux%u F32, levels auto, factor 0.5, warps 5, iterations 100, epsilon 0.01\n",
                 kW, kH);
-    std::printf("%-14s %8s %8s %8s %8s %8s %15s %6s %6s\n", "case", "EPE all", "EPE int", "AAE deg",
-                "max EPE", "EPE 0", "bounds all/int", "iters", "result");
+    std::printf("%-14s %8s %8s %8s %8s %8s %8s %15s %6s %6s\n", "case", "EPE all", "EPE int", "AAE deg",
+                "max EPE", "EPE 0", "max|u|", "bounds all/int", "iters", "result");
     for (const Bound& b : kBounds) {
         const char* name = oflow::synth::case_name(b.c);
         Pair p = synth_pair(b.c, kW, kH, 1);
@@ -121,14 +134,17 @@ void test_epe_table() {
         info.struct_size = sizeof info;
         of_get_info(ctx, &info);
         const Errors e = errors(f, p);
-        const bool ok = e.epe_all <= b.epe_all && e.epe_int <= b.epe_int;
-        std::printf("%-14s %8.4f %8.4f %8.3f %8.3f %8.3f %7.3f/%-7.4f %6llu %6s\n", name, e.epe_all,
-                    e.epe_int, e.aae_all, e.max_epe, e.epe_zero, b.epe_all, b.epe_int,
+        const bool ok = e.epe_all <= b.epe_all && e.epe_int <= b.epe_int && e.max_flow <= e.max_gt + kMaxOvershootPx;
+        std::printf("%-14s %8.4f %8.4f %8.3f %8.3f %8.3f %8.3f %7.3f/%-7.4f %6llu %6s\n", name, e.epe_all,
+                    e.epe_int, e.aae_all, e.max_epe, e.epe_zero, e.max_flow, b.epe_all, b.epe_int,
                     static_cast<unsigned long long>(info.last_iterations), ok ? "ok" : "FAIL");
         CHECK_MSG(e.epe_all <= b.epe_all, "%s: EPE (all pixels) %.4f above the bound %.3f", name, e.epe_all,
                   b.epe_all);
         CHECK_MSG(e.epe_int <= b.epe_int, "%s: EPE (4-px border excluded) %.4f above the bound %.4f", name,
                   e.epe_int, b.epe_int);
+        CHECK_MSG(e.max_flow <= e.max_gt + kMaxOvershootPx,
+                  "%s: max |flow| %.3f exceeds the largest true displacement %.3f by more than %.0f px", name,
+                  e.max_flow, e.max_gt, kMaxOvershootPx);
     }
     of_destroy(ctx);
 }
@@ -264,8 +280,59 @@ void test_tiny_frames() {
 
 } // namespace
 
+// The demo's corner (scripts/demo.sh: rotation-zoom 640x480). Before the exposure work a patch
+// of some 80x30 px at the top-left corner came out 20-40 px wrong. Traced per level: at the
+// coarsest level (40x30) the top rows, whose true correspondence leaves the frame upwards
+// (v = -1.2 px there), carry no data term; the smoothness term pulls them inwards, where the
+// data term engages on a wrong match (v = +0.6), and every finer level inherits and doubles the
+// error (5.1, 9.7, 20, 41 px). The median between warps removes the isolated wrong region at
+// each warp (and the normalised frames do not lock on it either). Checked: with brightness
+// constancy and no median the patch is there (so this test can fail); with the defaults every
+// 16x16 block of the top 32 rows stays within 3 px.
+double worst_top_block(const FlowBuf& f, const Pair& p) {
+    double worst = 0.0;
+    for (uint32_t by = 0; by < 2; ++by)
+        for (uint32_t bx = 0; bx < p.w / 16; ++bx) {
+            double s = 0.0;
+            for (uint32_t y = by * 16; y < by * 16 + 16; ++y)
+                for (uint32_t x = bx * 16; x < bx * 16 + 16; ++x) {
+                    const size_t k = static_cast<size_t>(y) * p.w + x;
+                    s += std::hypot(f.u(x, y) - p.gu[k], f.v(x, y) - p.gv[k]);
+                }
+            worst = std::max(worst, s / 256.0);
+        }
+    return worst;
+}
+
+void test_demo_corner() {
+    const uint32_t w = 640, h = 480;
+    const Pair p = synth_pair(Case::RotationZoom, w, h, 1);
+    const FramePair fp = frames_of(p, OF_PIXEL_F32);
+    double worst[2] = {0, 0};
+    for (int after = 0; after < 2; ++after) {
+        of_config c = accuracy_cfg(w, h, OF_PIXEL_F32);
+        c.threads = 2;
+        if (!after) {
+            c.robust = OF_ROBUST_NONE;
+            c.median_size = 0;
+            c.min_texture = 0.0f;
+        }
+        of_context* ctx = create_or_report(c, "demo corner");
+        CHECK(ctx != nullptr);
+        if (!ctx) return;
+        FlowBuf f = make_flow(w, h);
+        if (process(ctx, fp.prev, fp.next, f, "demo corner")) worst[after] = worst_top_block(f, p);
+        of_destroy(ctx);
+    }
+    std::printf("demo corner (rotation-zoom 640x480, top 32 rows): worst 16x16 block EPE %.2f px with brightness "
+                "constancy and no median, %.2f px with the defaults\n", worst[0], worst[1]);
+    CHECK_MSG(worst[0] > 10.0, "the old failure should still show without the median and normalisation: %.2f", worst[0]);
+    CHECK_MSG(worst[1] <= 3.0, "top rows: worst 16x16 block EPE %.2f px > 3", worst[1]);
+}
+
 int main() {
     test_epe_table();
+    test_demo_corner();
     test_format_consistency();
     test_zero_motion_and_flat();
     test_tiny_frames();

@@ -236,7 +236,9 @@ struct Pair {
     std::vector<float> i0, i1, gu, gv;
 };
 
-inline Pair synth_pair(oflow::synth::Case c, uint32_t w, uint32_t h, uint32_t seed = 1) {
+/// A synthetic pair of case c over texture t with exposure e applied to frame 1.
+inline Pair synth_pair_exposed(oflow::synth::Case c, oflow::synth::Texture t, const oflow::synth::Exposure& e,
+                               uint32_t w, uint32_t h, uint32_t seed = 1) {
     Pair p;
     p.w = w;
     p.h = h;
@@ -245,10 +247,13 @@ inline Pair synth_pair(oflow::synth::Case c, uint32_t w, uint32_t h, uint32_t se
     p.i1.assign(n, 0.0f);
     p.gu.assign(n, 0.0f);
     p.gv.assign(n, 0.0f);
-    oflow::synth::generate(c, static_cast<int>(w), static_cast<int>(h), seed, p.i0.data(),
-                           p.i1.data(), p.gu.data(), p.gv.data(),
-                           static_cast<std::ptrdiff_t>(w));
+    oflow::synth::generate_with(c, t, e, static_cast<int>(w), static_cast<int>(h), seed, p.i0.data(), p.i1.data(),
+                                p.gu.data(), p.gv.data(), static_cast<std::ptrdiff_t>(w));
     return p;
+}
+
+inline Pair synth_pair(oflow::synth::Case c, uint32_t w, uint32_t h, uint32_t seed = 1) {
+    return synth_pair_exposed(c, oflow::synth::Texture::Default, oflow::synth::Exposure(), w, h, seed);
 }
 
 /// Frames of a synthetic pair in format fmt (minimal strides unless given).

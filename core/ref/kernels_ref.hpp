@@ -16,6 +16,10 @@ void tvl1_warp_ref(const Tvl1WarpArgs& a, int y0, int y1);
 double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1);
 void tvl1_calc_p_ref(const Tvl1IterArgs& a, int y0, int y1);
 void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1);
+void robust_sq_ref(Plane src, Plane mean, Plane sq, int y0, int y1);
+void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, int y0, int y1);
+double texture_energy_ref(Plane src, int y0, int y1);
+void median_flow_ref(Plane src, Plane dst, int size, int y0, int y1);
 
 /// True when every pixel of an F32 image is finite (other formats: always true).
 bool image_all_finite(const of_image& img);

@@ -17,6 +17,11 @@
 //                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS] ...] (launch shapes at N x N only)
 //                    [--budget MS[,MS...] [--warps N] [--budget-case CASE] [--budget-levels N]]
 //                    (time_budget_ms at 1920x1080: ms/frame, warps x iterations, EPE, GLOBAL F32 beside)
+//                    [--exposure] (the cost of the illumination-robust preprocessing and of the median
+//                    filter at 1920x1080 in one run: ms/frame and EPE of each option set, as ratios to the
+//                    same variant without them and to GLOBAL F32 without them)
+//  The e2e rows (b) run with robust none and median 0 (the kernels' own regression check);
+//  --exposure times what the defaults add.
 #include "oflow.h"
 
 #include <algorithm>
@@ -48,6 +53,7 @@ struct Opts {
     int budget_warps = 1;            // --warps N: minimum warps of the budget rows
     int budget_levels = 0;           // --budget-levels N: pyramid levels of the budget rows (0 = auto)
     std::string budget_case = "rotation-zoom"; // --budget-case NAME: the synthetic pair
+    bool exposure = false;           // --exposure: the robust preprocessing's and the median's cost
     std::vector<std::string> shapes; // --shape VARIANT,PREC,BH,DEPTH[,F16ROWS]
 };
 
@@ -255,6 +261,8 @@ E2eRow e2e_row(int w, int h, const Schedule& sc, of_variant v, of_precision p, b
     c.variant = v;
     c.precision = p;
     c.cuda_stream = stream;
+    c.robust = OF_ROBUST_NONE; // the kernels alone: --exposure times the options
+    c.median_size = 0;
     of_context* ctx = nullptr;
     if (of_create(&c, &ctx) != OF_OK) {
         std::fprintf(stderr, "oflow-bench: e2e %dx%d %s: of_create: %s\n", w, h, r.what.c_str(), of_last_error(nullptr));
@@ -478,29 +486,52 @@ BudgetRun time_frames(const of_config& c, void* d0, void* d1, void* du, void* dv
 
 } // namespace
 
+// A synthetic 8-bit pair with ground truth in device memory (frames U8, flow planes F32) and a
+// stream, for the --budget and --exposure rows; released on destruction.
+struct DevicePair {
+    void *d0 = nullptr, *d1 = nullptr, *du = nullptr, *dv = nullptr;
+    std::vector<float> gu, gv;
+    cudaStream_t stream = nullptr;
+    bool make(oflow::synth::Case c, const oflow::synth::Exposure& e, int w, int h) {
+        const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+        std::vector<float> i0(n), i1(n);
+        gu.assign(n, 0.0f);
+        gv.assign(n, 0.0f);
+        oflow::synth::generate_with(c, oflow::synth::Texture::Default, e, w, h, 7u, i0.data(), i1.data(), gu.data(),
+                                    gv.data(), w);
+        std::vector<unsigned char> f0(n), f1(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            f0[i] = static_cast<unsigned char>(std::lround(i0[i]));
+            f1[i] = static_cast<unsigned char>(std::lround(i1[i]));
+        }
+        if (!cuda_ok(cudaMalloc(&d0, n), "cudaMalloc") || !cuda_ok(cudaMalloc(&d1, n), "cudaMalloc") ||
+            !cuda_ok(cudaMalloc(&du, n * 4), "cudaMalloc") || !cuda_ok(cudaMalloc(&dv, n * 4), "cudaMalloc"))
+            return false;
+        cudaMemcpy(d0, f0.data(), n, cudaMemcpyHostToDevice);
+        cudaMemcpy(d1, f1.data(), n, cudaMemcpyHostToDevice);
+        return cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    }
+    ~DevicePair() {
+        if (stream) cudaStreamDestroy(stream);
+        cudaFree(d0);
+        cudaFree(d1);
+        cudaFree(du);
+        cudaFree(dv);
+    }
+};
+
 int run_budgets(const Opts& o) {
     const int w = 1920, h = 1080;
-    const std::size_t n = static_cast<std::size_t>(w) * h;
     oflow::synth::Case sc = oflow::synth::Case::RotationZoom;
     if (!oflow::synth::case_from_name(o.budget_case.c_str(), &sc)) {
         std::fprintf(stderr, "oflow-bench: --budget-case %s: unknown case\n", o.budget_case.c_str());
         return 2;
     }
-    std::vector<float> i0(n), i1(n), gu(n), gv(n);
-    oflow::synth::generate(sc, w, h, 7u, i0.data(), i1.data(), gu.data(), gv.data(), w);
-    std::vector<unsigned char> f0(n), f1(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        f0[i] = static_cast<unsigned char>(std::lround(i0[i]));
-        f1[i] = static_cast<unsigned char>(std::lround(i1[i]));
-    }
-    void *d0 = nullptr, *d1 = nullptr, *du = nullptr, *dv = nullptr;
-    if (!cuda_ok(cudaMalloc(&d0, n), "cudaMalloc") || !cuda_ok(cudaMalloc(&d1, n), "cudaMalloc") ||
-        !cuda_ok(cudaMalloc(&du, n * 4), "cudaMalloc") || !cuda_ok(cudaMalloc(&dv, n * 4), "cudaMalloc"))
-        return 1;
-    cudaMemcpy(d0, f0.data(), n, cudaMemcpyHostToDevice);
-    cudaMemcpy(d1, f1.data(), n, cudaMemcpyHostToDevice);
-    cudaStream_t stream = nullptr;
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    DevicePair dp;
+    if (!dp.make(sc, oflow::synth::Exposure(), w, h)) return 1;
+    void *d0 = dp.d0, *d1 = dp.d1, *du = dp.du, *dv = dp.dv;
+    const std::vector<float>&gu = dp.gu, &gv = dp.gv;
+    cudaStream_t stream = dp.stream;
     std::printf("\ntime budget: 1920x1080 %s, levels %d (0 = auto) x0.5, warps >= %d, CUDA, U8 device frames (copies "
                 "excluded); baseline: GLOBAL F32 with the same schedule\n",
                 oflow::synth::case_name(sc), o.budget_levels, o.budget_warps);
@@ -545,11 +576,80 @@ int run_budgets(const Opts& o) {
                         base.ok ? base.ms : 0.0, base.ok ? base.ms / r.ms : 0.0);
         }
     }
-    cudaStreamDestroy(stream);
-    cudaFree(d0);
-    cudaFree(d1);
-    cudaFree(du);
-    cudaFree(dv);
+    return 0;
+}
+
+// --exposure: 1920x1080 smooth-field pair, frame 1 = 1.1 I + 10 + N(0, 2), U8 device frames.
+// For two schedules and F32 / F16 (default variant), the option sets {none, robust, median 5,
+// robust + median 5 (the defaults)}; every row beside GLOBAL F32 with neither option (the plain
+// baseline) and beside the same variant with neither option.
+int run_exposure() {
+    const int w = 1920, h = 1080;
+    oflow::synth::Exposure ex;
+    ex.gain = 1.1;
+    ex.offset = 10.0;
+    ex.noise_sigma = 2.0;
+    DevicePair dp;
+    if (!dp.make(oflow::synth::Case::SmoothField, ex, w, h)) return 1;
+    void *d0 = dp.d0, *d1 = dp.d1, *du = dp.du, *dv = dp.dv;
+    const std::vector<float>&gu = dp.gu, &gv = dp.gv;
+    cudaStream_t stream = dp.stream;
+    std::printf("\nexposure options: 1920x1080 smooth-field, frame 1 = 1.1 I + 10 + N(0, 2), CUDA, U8 device frames "
+                "(copies excluded), epsilon 0\n");
+    std::printf("%-22s %-5s %-18s %9s %9s %9s %9s\n", "schedule", "prec", "options", "ms/frame", "x same", "x global",
+                "EPE");
+    const Schedule scheds[] = {{"3 lv x0.5, 1 warp, 10 it", 3, 1, 10}, {"auto lv, 5 warps, 50 it", 0, 5, 50}};
+    struct Opt {
+        const char* name;
+        of_robust r;
+        uint32_t median;
+    };
+    const Opt opts[] = {{"none", OF_ROBUST_NONE, 0},
+                        {"robust", OF_ROBUST_LOCAL_NORM, 0},
+                        {"median 5", OF_ROBUST_NONE, 5},
+                        {"robust+median (dflt)", OF_ROBUST_LOCAL_NORM, 5}};
+    for (const Schedule& sc : scheds) {
+        of_config c;
+        of_config_init(&c, OF_ALGO_TVL1);
+        c.max_width = w;
+        c.max_height = h;
+        c.format = OF_PIXEL_U8;
+        c.levels = sc.levels;
+        c.warps = sc.warps;
+        c.iterations = sc.iterations;
+        c.epsilon = 0.0f;
+        c.backend = OF_BACKEND_CUDA;
+        c.cuda_stream = stream;
+        of_config g = c;
+        g.precision = OF_PRECISION_F32;
+        g.variant = OF_VARIANT_GLOBAL;
+        g.robust = OF_ROBUST_NONE;
+        g.median_size = 0;
+        const BudgetRun base = time_frames(g, d0, d1, du, dv, gu, gv, stream);
+        std::printf("%-22s %-5s %-18s %9.3f %9s %9s %9.4f\n", sc.name, "f32", "global, none", base.ms, "", "1.00x",
+                    base.epe);
+        for (of_precision p : {OF_PRECISION_F32, OF_PRECISION_F16}) {
+            double plain = 0.0;
+            for (const Opt& op : opts) {
+                of_config v = c;
+                v.precision = p;
+                v.robust = op.r;
+                v.median_size = op.median;
+                const BudgetRun r = time_frames(v, d0, d1, du, dv, gu, gv, stream);
+                if (!r.ok) {
+                    std::printf("%-22s %-5s %-18s failed: %s\n", sc.name, pname(p), op.name, of_last_error(nullptr));
+                    continue;
+                }
+                if (op.r == OF_ROBUST_NONE && op.median == 0) plain = r.ms;
+                std::printf("%-22s %-5s %-18s %9.3f %8.2fx %8.2fx %9.4f\n", sc.name, pname(p), op.name, r.ms,
+                            plain > 0 ? r.ms / plain : 0.0, base.ok && r.ms > 0 ? base.ms / r.ms : 0.0, r.epe);
+                std::printf("SUMMARY exposure %s %s %s: %.3f ms/frame, %.2fx the same variant without options, "
+                            "GLOBAL F32 none %.3f ms (%.2fx), EPE %.4f\n",
+                            sc.name, pname(p), op.name, r.ms, plain > 0 ? r.ms / plain : 0.0, base.ms,
+                            base.ok && r.ms > 0 ? base.ms / r.ms : 0.0, r.epe);
+            }
+        }
+    }
     return 0;
 }
 
@@ -575,6 +675,7 @@ int run(const Opts& o) {
                 copy_bytes >> 20);
     if (o.shapes_at > 0) return run_shapes(o, copy_gbps);
     if (!o.budgets.empty()) return run_budgets(o);
+    if (o.exposure) return run_exposure();
 
     // (a) inner loop
     const int iters = 20, runs = o.smoke ? 2 : (o.quick ? 5 : 21);
@@ -755,6 +856,8 @@ int main(int argc, char** argv) {
             o.quick = true;
         } else if (!std::strcmp(argv[i], "--smoke")) {
             o.smoke = true;
+        } else if (!std::strcmp(argv[i], "--exposure")) {
+            o.exposure = true;
         } else if (!std::strcmp(argv[i], "--sweep")) {
             o.sweep = true;
         } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
@@ -772,7 +875,7 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
             for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]]\n");
+            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
             return 2;
         }
     }

@@ -2,6 +2,8 @@
 
 #include "image_io.hpp"
 
+#include "core/synth.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -47,6 +49,28 @@ bool parse_size(const std::string& s, int* w, int* h) {
     return true;
 }
 
+// "a,b,c": exactly three numbers.
+bool parse_triple(const std::string& s, double out[3]) {
+    std::size_t start = 0;
+    for (int k = 0; k < 3; ++k) {
+        const std::size_t comma = s.find(',', start);
+        if ((k < 2) != (comma != std::string::npos)) return false;
+        float f = 0.0f;
+        if (!parse_float(s.substr(start, k < 2 ? comma - start : std::string::npos), &f)) return false;
+        out[k] = static_cast<double>(f);
+        start = comma + 1;
+    }
+    return true;
+}
+
+// "translation, rotation-zoom, ... or all" from the synthetic cases the library has.
+std::string synth_names() {
+    std::string s;
+    for (int i = 0; i < static_cast<int>(oflow::synth::Case::Count); ++i)
+        s += std::string(oflow::synth::case_name(static_cast<oflow::synth::Case>(i))) + ", ";
+    return s.substr(0, s.size() - 2) + " or all";
+}
+
 bool one_of(const std::string& s, std::initializer_list<const char*> names) {
     for (const char* n : names)
         if (s == n) return true;
@@ -65,10 +89,17 @@ const char* usage_text() {
            "  --color FILE        write the Middlebury colour coding of the flow as PNG\n"
            "  --gt FILE           ground truth .flo: print EPE and AAE\n"
            "  --synth CASE        built-in frames with exact ground truth: translation,\n"
-           "                      rotation-zoom, smooth-field, occlusion, noise-gain, or all\n"
+           "                      rotation-zoom, smooth-field, occlusion, noise-gain,\n"
+           "                      fine-texture, camera-motion, or all\n"
            "  --size WxH          synthetic frame size / --explain size (default 640x480)\n"
            "  --seed N            synthetic texture seed (default 1)\n"
+           "  --exposure G,O,S    synthetic frame 1 becomes G * I + O + noise of sigma S grey\n"
+           "                      levels, clamped to 0..255 (default 1,0,0: no change)\n"
+           "  --texture T         synthetic texture: default | fine (fine-texture: always fine)\n"
            "  --save-frames P     write the synthetic frames to P0.png, P1.png and P_gt.flo\n"
+           "                      (frame 1 as exposed)\n"
+           "The pixel format follows the input: u8 for 8-bit PNG/PGM pairs, u16 when either\n"
+           "frame is 16-bit, f32 for --synth.\n"
            "solver:\n"
            "  --algo A            tvl1 | hs | clg | lk (default tvl1)\n"
            "  --backend B         auto | reference | neon | cuda (default auto)\n"
@@ -81,10 +112,18 @@ const char* usage_text() {
            "  --warps N           warps per level\n"
            "  --iters N           iterations per warp\n"
            "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
+           "  --presmooth F       Gaussian sigma on both frames before the pyramid (0 = off)\n"
+           "  --robust R          illumination-robust preprocessing: none | local-norm\n"
+           "                      (default local-norm)\n"
+           "  --robust-sigma F    local-norm window, Gaussian sigma in px, 0.5..10\n"
+           "  --median N          median filter of the flow after every warp: 0 (off), 3, 5\n"
+           "  --min-texture F     automatic levels: coarsest level used needs this mean squared\n"
+           "                      gradient (0 = size rule only); --explain shows the defaults\n"
            "  --threads N         CPU worker threads\n"
            "  --lambda F --tau F --theta F   TV-L1 parameters\n"
            "  --alpha F --rho F   HS/CLG parameters\n"
-           "  --window N          LK window side\n"
+           "  --solver S --omega F  HS/CLG linear solver: jacobi | sor, SOR over-relaxation\n"
+           "  --window N --min-eigen F   LK window side, smallest eigenvalue accepted\n"
            "  --platform NAME     tuning table of this board instead of the detected one\n"
            "                      (nano, tx2, xavier, orin, generic, or the --tuning table's)\n"
            "  --tuning FILE       also read this tuning table (XML; needs OF_WITH_TINYXML2)\n"
@@ -94,7 +133,8 @@ const char* usage_text() {
            "                      per level, variant, launch shape, iterations, reason) for\n"
            "                      --size WxH or the frames' size, without processing; needs\n"
            "                      no GPU (a --platform board's GPU is assumed)\n"
-           "  --json              print one JSON object instead of text\n"
+           "  --json              print one JSON object instead of text; its \"config\" member\n"
+           "                      is the of_config that ran (--explain --json too)\n"
            "  --repeat N          run N times and report the median time\n"
            "  -h, --help          this text\n"
            "Errors print one line on stderr and exit with status 2.\n";
@@ -133,7 +173,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "--algo", "--backend", "--precision", "--levels", "--scale", "--warps", "--iters",
             "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
-            "--tuning", "--budget"};
+            "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--median",
+            "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -170,10 +211,26 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             if (!parse_float(value, &f) || !(f > 0.0f)) return bad("a time in ms, > 0");
             o->budget = f;
         } else if (arg == "--synth") {
-            if (!one_of(value, {"translation", "rotation-zoom", "smooth-field", "occlusion",
-                                "noise-gain", "all"}))
-                return bad("translation, rotation-zoom, smooth-field, occlusion, noise-gain or all");
+            if (value != "all" && !oflow::synth::case_from_name(value.c_str(), nullptr))
+                return bad(synth_names().c_str());
             o->synth = value;
+        } else if (arg == "--exposure") {
+            if (!parse_triple(value, o->exposure) || !(o->exposure[0] > 0.0) || !(o->exposure[2] >= 0.0))
+                return bad("GAIN,OFFSET,SIGMA: three numbers, gain > 0, sigma >= 0");
+            o->exposure_given = true;
+        } else if (arg == "--texture") {
+            if (!one_of(value, {"default", "fine"})) return bad("default or fine");
+            o->texture = value;
+            o->texture_given = true;
+        } else if (arg == "--robust") {
+            if (!one_of(value, {"none", "local-norm"})) return bad("none or local-norm");
+            o->robust = value;
+        } else if (arg == "--solver") {
+            if (!one_of(value, {"jacobi", "sor"})) return bad("jacobi or sor");
+            o->solver = value;
+        } else if (arg == "--median") {
+            if (!parse_u32(value, 0, 5, &u) || (u != 0 && u != 3 && u != 5)) return bad("0, 3 or 5");
+            o->median = u;
         } else if (arg == "--algo") {
             if (!one_of(value, {"tvl1", "hs", "clg", "lk"})) return bad("tvl1, hs, clg or lk");
             o->algo = value;
@@ -208,13 +265,18 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
                                   : o->fused_depth) = u;
         } else {
             if (!parse_float(value, &f)) return bad("a number");
-            (arg == "--scale"     ? o->scale
-             : arg == "--epsilon" ? o->epsilon
-             : arg == "--lambda"  ? o->lambda
-             : arg == "--tau"     ? o->tau
-             : arg == "--theta"   ? o->theta
-             : arg == "--alpha"   ? o->alpha
-                                  : o->rho) = f;
+            (arg == "--scale"          ? o->scale
+             : arg == "--epsilon"      ? o->epsilon
+             : arg == "--lambda"       ? o->lambda
+             : arg == "--tau"          ? o->tau
+             : arg == "--theta"        ? o->theta
+             : arg == "--alpha"        ? o->alpha
+             : arg == "--rho"          ? o->rho
+             : arg == "--presmooth"    ? o->presmooth
+             : arg == "--robust-sigma" ? o->robust_sigma
+             : arg == "--min-texture"  ? o->min_texture
+             : arg == "--omega"        ? o->omega
+                                       : o->min_eigen) = f;
         }
     }
 
@@ -237,6 +299,10 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
     }
     if (!synth && !o->save_prefix.empty()) {
         *err = "--save-frames needs --synth";
+        return ParseResult::Error;
+    }
+    if (!synth && (o->exposure_given || o->texture_given)) {
+        *err = std::string(o->exposure_given ? "--exposure" : "--texture") + " needs --synth";
         return ParseResult::Error;
     }
     if (!o->frames.empty() && o->size_given) {

@@ -1,5 +1,14 @@
 // oflow-cli's command line: parsing and the usage text. Values are checked for syntax and
 // obvious ranges here; the library checks its own parameter ranges at of_create.
+//
+// Every of_config field has a flag (tests/cli/config_coverage.cmake holds the field -> flag
+// map and fails when api/oflow.h gains a field it does not list), except:
+//   format                 follows the input: U8 for 8-bit PNG/PGM pairs, U16 when either
+//                          frame is 16-bit, F32 for --synth
+//   struct_size, algorithm set by of_config_init (--algo picks the algorithm)
+//   max_width, max_height  the frames' size (--size for --synth and --explain)
+//   host_arena, host_arena_size, device_arena, device_arena_size, cuda_stream
+//                          caller memory and streams: not command-line material
 #ifndef OFLOW_CLI_ARGS_HPP
 #define OFLOW_CLI_ARGS_HPP
 
@@ -34,6 +43,19 @@ struct Options {
     int block_w = 0, block_h = 0;   ///< --block WxH (0 = the variant's default)
     std::optional<uint32_t> levels, warps, iters, threads, window, fused_depth;
     std::optional<float> scale, epsilon, lambda, tau, theta, alpha, rho;
+    std::optional<float> presmooth;         ///< --presmooth F (presmooth_sigma)
+    std::optional<std::string> robust;      ///< --robust none|local-norm
+    std::optional<float> robust_sigma;      ///< --robust-sigma F
+    std::optional<uint32_t> median;         ///< --median 0|3|5 (median_size)
+    std::optional<float> min_texture;       ///< --min-texture F
+    std::optional<std::string> solver;      ///< --solver jacobi|sor (hs.solver)
+    std::optional<float> omega, min_eigen;  ///< --omega F (hs.omega), --min-eigen F (lk.min_eigen)
+
+    // Synthetic frames only (--synth): frame 1's brightness change and the texture.
+    bool exposure_given = false;
+    double exposure[3] = {1.0, 0.0, 0.0}; ///< --exposure GAIN,OFFSET,SIGMA
+    std::string texture = "default";      ///< --texture default|fine
+    bool texture_given = false;
 };
 
 enum class ParseResult { Run, Help, Error };

@@ -38,6 +38,8 @@ struct Frames {
     std::vector<uint16_t> u16[2];
     std::vector<float> f32[2];
     std::vector<float> gt; // interleaved ground truth, empty when unknown
+    std::string synth_json; // --synth: {"case":..,"texture":..,"exposure":[g,o,s]}; else empty
+    std::string synth_text; // --synth with an exposure or texture: a note for the text output
 
     const void* data(int i) const {
         return format == OF_PIXEL_U8    ? static_cast<const void*>(u8[i].data())
@@ -55,6 +57,8 @@ struct Result {
     int width = 0, height = 0;
     of_pixel_format format = OF_PIXEL_U8;
     of_info info = of_info();
+    of_config cfg = of_config(); // the config that ran
+    std::string synth_json, synth_text;
     double ms = 0.0;
     uint32_t repeat = 1;
     bool has_gt = false;
@@ -109,8 +113,24 @@ Frames make_synth(oflow::synth::Case c, const Options& o) {
     f.f32[0].resize(n);
     f.f32[1].resize(n);
     std::vector<float> gu(n), gv(n);
-    oflow::synth::generate(c, o.width, o.height, o.seed, f.f32[0].data(), f.f32[1].data(),
-                           gu.data(), gv.data(), o.width);
+    oflow::synth::Exposure e;
+    e.gain = o.exposure[0];
+    e.offset = o.exposure[1];
+    e.noise_sigma = o.exposure[2];
+    const oflow::synth::Texture t =
+        o.texture == "fine" ? oflow::synth::Texture::Fine : oflow::synth::Texture::Default;
+    oflow::synth::generate_with(c, t, e, o.width, o.height, o.seed, f.f32[0].data(),
+                                f.f32[1].data(), gu.data(), gv.data(), o.width);
+    const char* texture = c == oflow::synth::Case::FineTexture ? "fine" : o.texture.c_str();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "{\"case\":\"%s\",\"texture\":\"%s\",\"exposure\":[%g,%g,%g]}",
+                  oflow::synth::case_name(c), texture, e.gain, e.offset, e.noise_sigma);
+    f.synth_json = buf;
+    if (o.exposure_given || o.texture_given) {
+        std::snprintf(buf, sizeof buf, ", texture %s, frame 1 exposure gain %g offset %g noise %g",
+                      texture, e.gain, e.offset, e.noise_sigma);
+        f.synth_text = buf;
+    }
     f.gt.resize(2 * n);
     for (std::size_t i = 0; i < n; ++i) {
         f.gt[2 * i] = gu[i];
@@ -170,6 +190,51 @@ std::string json_number(double v, const char* fmt) {
     return buf;
 }
 
+// The config that ran, every field the command line sets, named as in of_config.
+std::string config_json(const of_config& c) {
+    auto num = [](float v) { return json_number(static_cast<double>(v), "%g"); };
+    auto u = [](uint32_t v) { return std::to_string(v); };
+    return std::string("{\"algorithm\":") + json_string(algo_name(c.algorithm)) +
+           ",\"max_width\":" + u(c.max_width) + ",\"max_height\":" + u(c.max_height) +
+           ",\"format\":" + json_string(format_name(c.format)) + ",\"levels\":" + u(c.levels) +
+           ",\"scale_factor\":" + num(c.scale_factor) + ",\"warps\":" + u(c.warps) +
+           ",\"iterations\":" + u(c.iterations) + ",\"epsilon\":" + num(c.epsilon) +
+           ",\"presmooth_sigma\":" + num(c.presmooth_sigma) +
+           ",\"backend\":" + json_string(backend_name(c.backend)) +
+           ",\"precision\":" + json_string(precision_name(c.precision)) +
+           ",\"threads\":" + u(c.threads) + ",\"time_budget_ms\":" + num(c.time_budget_ms) +
+           ",\"tvl1\":{\"tau\":" + num(c.tvl1.tau) + ",\"lambda\":" + num(c.tvl1.lambda) +
+           ",\"theta\":" + num(c.tvl1.theta) + "},\"hs\":{\"alpha\":" + num(c.hs.alpha) +
+           ",\"rho\":" + num(c.hs.rho) + ",\"solver\":" + json_string(solver_name(c.hs.solver)) +
+           ",\"omega\":" + num(c.hs.omega) + "},\"lk\":{\"window\":" + u(c.lk.window) +
+           ",\"min_eigen\":" + num(c.lk.min_eigen) +
+           "},\"platform\":" + (c.platform ? json_string(c.platform) : std::string("null")) +
+           ",\"variant\":" + json_string(variant_name(c.variant)) +
+           ",\"block_width\":" + u(c.block_width) + ",\"block_height\":" + u(c.block_height) +
+           ",\"fused_depth\":" + u(c.fused_depth) +
+           ",\"tuning_path\":" + (c.tuning_path ? json_string(c.tuning_path) : std::string("null")) +
+           ",\"robust\":" + json_string(robust_name(c.robust)) +
+           ",\"robust_sigma\":" + num(c.robust_sigma) + ",\"median_size\":" + u(c.median_size) +
+           ",\"min_texture\":" + num(c.min_texture) + "}";
+}
+
+// What the preprocessing and the schedule are, from of_info (and the config's presmoothing).
+std::string robust_json(const of_info& in, const of_config& c) {
+    return ",\"robust\":" + json_string(robust_name(in.robust)) +
+           ",\"robust_sigma\":" + json_number(static_cast<double>(in.robust_sigma), "%g") +
+           ",\"median\":" + std::to_string(in.median_size) +
+           ",\"min_texture\":" + json_number(static_cast<double>(in.min_texture), "%g") +
+           ",\"presmooth\":" + json_number(static_cast<double>(c.presmooth_sigma), "%g");
+}
+
+std::string robust_text(const of_info& in, const of_config& c) {
+    char buf[192];
+    std::snprintf(buf, sizeof buf, "%s (sigma %g px), median %u%s, presmooth %g", robust_name(in.robust),
+                  static_cast<double>(in.robust_sigma), in.median_size, in.median_size ? "" : " (off)",
+                  static_cast<double>(c.presmooth_sigma));
+    return buf;
+}
+
 std::string result_json(const Result& r) {
     const of_info& in = r.info;
     std::string s = "{\"input\":" + json_string(r.label.c_str()) +
@@ -181,6 +246,7 @@ std::string result_json(const Result& r) {
                     ",\"precision\":" + json_string(precision_name(in.precision)) +
                     ",\"variant\":" + json_string(in.variant) +
                     ",\"levels\":" + std::to_string(in.last_levels) +
+                    ",\"coarsest\":" + std::to_string(in.last_coarsest) + robust_json(in, r.cfg) +
                     ",\"threads\":" + std::to_string(in.threads) +
                     ",\"iterations\":" + std::to_string(in.last_iterations) +
                     ",\"ms\":" + json_number(r.ms, "%.3f") +
@@ -188,17 +254,20 @@ std::string result_json(const Result& r) {
     if (r.has_gt)
         s += ",\"epe\":" + json_number(r.error.epe, "%.6f") +
              ",\"aae\":" + json_number(r.error.aae, "%.6f");
-    return s + "}";
+    if (!r.synth_json.empty()) s += ",\"synth\":" + r.synth_json;
+    return s + ",\"config\":" + config_json(r.cfg) + "}";
 }
 
 void print_human(const Result& r) {
     const of_info& in = r.info;
-    std::printf("input      %s: %dx%d %s\n", r.label.c_str(), r.width, r.height,
-                format_name(r.format));
-    std::printf("flow       %s on %s (variant %s, precision %s), %u levels, %u thread%s\n",
+    std::printf("input      %s: %dx%d %s%s\n", r.label.c_str(), r.width, r.height,
+                format_name(r.format), r.synth_text.c_str());
+    std::printf("flow       %s on %s (variant %s, precision %s), %u levels, coarsest solved %u, "
+                "%u thread%s\n",
                 algo_name(in.algorithm), backend_name(in.backend), in.variant,
-                precision_name(in.precision), in.last_levels, in.threads,
+                precision_name(in.precision), in.last_levels, in.last_coarsest, in.threads,
                 in.threads == 1 ? "" : "s");
+    std::printf("robust     %s\n", robust_text(in, r.cfg).c_str());
     std::printf("time       %.3f ms%s, %llu iterations\n", r.ms,
                 r.repeat > 1 ? (" (median of " + std::to_string(r.repeat) + ")").c_str() : "",
                 static_cast<unsigned long long>(in.last_iterations));
@@ -206,14 +275,18 @@ void print_human(const Result& r) {
 }
 
 void print_table(const std::vector<Result>& rs) {
-    std::printf("%-14s %-10s %-10s %-8s %10s %10s %8s %8s\n", "case", "size", "backend",
-                "variant", "ms", "iters", "epe", "aae");
+    if (!rs.empty()) {
+        std::printf("robust     %s\n", robust_text(rs[0].info, rs[0].cfg).c_str());
+        if (rs[0].synth_text.size() > 2) std::printf("synth      %s\n", rs[0].synth_text.c_str() + 2);
+    }
+    std::printf("%-14s %-10s %-10s %-8s %10s %10s %8s %8s %8s\n", "case", "size", "backend",
+                "variant", "ms", "iters", "coarsest", "epe", "aae");
     for (const Result& r : rs) {
         const std::string size = std::to_string(r.width) + "x" + std::to_string(r.height);
-        std::printf("%-14s %-10s %-10s %-8s %10.3f %10llu %8.3f %8.2f\n", r.label.c_str(),
+        std::printf("%-14s %-10s %-10s %-8s %10.3f %10llu %8u %8.3f %8.2f\n", r.label.c_str(),
                     size.c_str(), backend_name(r.info.backend), r.info.variant, r.ms,
-                    static_cast<unsigned long long>(r.info.last_iterations), r.error.epe,
-                    r.error.aae);
+                    static_cast<unsigned long long>(r.info.last_iterations), r.info.last_coarsest,
+                    r.error.epe, r.error.aae);
     }
 }
 
@@ -228,6 +301,9 @@ Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
     Result r;
     check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, &r.ms, &err), err);
     check(flow.info(&r.info, &err), err);
+    r.cfg = flow.config();
+    r.synth_json = f.synth_json;
+    r.synth_text = f.synth_text;
     r.label = f.label;
     r.width = f.width;
     r.height = f.height;
@@ -251,7 +327,7 @@ const char* wanted_name(of_backend b) {
     return b == OF_BACKEND_CUDA ? "gpu" : b == OF_BACKEND_AUTO ? "-" : "cpu";
 }
 
-std::string explain_json(const of_info& in, int w, int h, of_pixel_format format) {
+std::string explain_json(const of_info& in, const of_config& cfg, int w, int h, of_pixel_format format) {
     std::string s = "{\"width\":" + std::to_string(w) + ",\"height\":" + std::to_string(h) +
                     ",\"format\":" + json_string(format_name(format)) +
                     ",\"board\":" + json_string(in.board) +
@@ -267,6 +343,7 @@ std::string explain_json(const of_info& in, int w, int h, of_pixel_format format
                     ",\"iterations\":" + std::to_string(in.iterations) +
                     ",\"warps\":" + std::to_string(in.warps) +
                     ",\"predicted_ms\":" + json_number(in.predicted_ms, "%.4f") +
+                    robust_json(in, cfg) +
                     ",\"levels\":" + std::to_string(in.levels) + ",\"level\":[";
     for (uint32_t l = 0; l < in.levels && l < OF_MAX_LEVELS; ++l)
         s += std::string(l ? "," : "") + "{\"width\":" + std::to_string(in.level_width[l]) +
@@ -277,12 +354,12 @@ std::string explain_json(const of_info& in, int w, int h, of_pixel_format format
     s += "],\"threads\":" + std::to_string(in.threads) +
          ",\"host_bytes\":" + std::to_string(in.host_bytes) +
          ",\"device_bytes\":" + std::to_string(in.device_bytes) +
-         ",\"reason\":" + json_string(in.reason) + "}";
+         ",\"reason\":" + json_string(in.reason) + ",\"config\":" + config_json(cfg) + "}";
     return s;
 }
 
-void explain_human(const of_info& in, int w, int h, of_pixel_format format, const std::string& label,
-                   const Options& o) {
+void explain_human(const of_info& in, const of_config& cfg, int w, int h, of_pixel_format format,
+                   const std::string& label, const Options& o) {
     std::printf("size       %dx%d %s%s%s\n", w, h, format_name(format), label.empty() ? "" : " from ",
                 label.c_str());
     std::printf("board      %s (%s): %s\n", in.board, in.board_match, in.board_reason);
@@ -304,6 +381,14 @@ void explain_human(const of_info& in, int w, int h, of_pixel_format format, cons
         std::printf("; table model %.3f ms per frame\n", in.predicted_ms);
     else
         std::printf("; no table model for this request\n");
+    std::printf("robust     %s\n", robust_text(in, cfg).c_str());
+    if (cfg.levels != 0)
+        std::printf("min texture off (explicit levels)\n");
+    else if (in.min_texture > 0.0f)
+        std::printf("min texture %g (per frame: the coarsest level solved is the coarsest textured one)\n",
+                    static_cast<double>(in.min_texture));
+    else
+        std::printf("min texture 0 (size rule only)\n");
     std::printf("levels     %u (table wants / runs)\n", in.levels);
     for (uint32_t l = 0; l < in.levels && l < OF_MAX_LEVELS; ++l) {
         const std::string size = std::to_string(in.level_width[l]) + "x" + std::to_string(in.level_height[l]);
@@ -335,11 +420,12 @@ int explain(const Options& o) {
     }
     std::string err;
     of_info in;
-    check(explain_config(o, w, h, format, &in, &err), err);
+    of_config cfg;
+    check(explain_config(o, w, h, format, &in, &cfg, &err), err);
     if (o.json)
-        std::printf("%s\n", explain_json(in, w, h, format).c_str());
+        std::printf("%s\n", explain_json(in, cfg, w, h, format).c_str());
     else
-        explain_human(in, w, h, format, label, o);
+        explain_human(in, cfg, w, h, format, label, o);
     return 0;
 }
 

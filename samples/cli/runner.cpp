@@ -46,6 +46,35 @@ const char* precision_name(of_precision p) {
     return "unknown";
 }
 
+const char* robust_name(of_robust r) {
+    switch (r) {
+    case OF_ROBUST_NONE: return "none";
+    case OF_ROBUST_LOCAL_NORM: return "local-norm";
+    default: break;
+    }
+    return "unknown";
+}
+
+const char* solver_name(of_solver s) {
+    switch (s) {
+    case OF_SOLVER_JACOBI: return "jacobi";
+    case OF_SOLVER_RED_BLACK_SOR: return "sor";
+    default: break;
+    }
+    return "unknown";
+}
+
+const char* variant_name(of_variant v) {
+    switch (v) {
+    case OF_VARIANT_AUTO: return "auto";
+    case OF_VARIANT_GLOBAL: return "global";
+    case OF_VARIANT_FUSED: return "fused";
+    case OF_VARIANT_MULTI_ITER: return "multi-iter";
+    default: break;
+    }
+    return "unknown";
+}
+
 const char* format_name(of_pixel_format f) {
     switch (f) {
     case OF_PIXEL_U8: return "u8";
@@ -90,6 +119,14 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.alpha) cfg.hs.alpha = *o.alpha;
     if (o.rho) cfg.hs.rho = *o.rho;
     if (o.window) cfg.lk.window = *o.window;
+    if (o.presmooth) cfg.presmooth_sigma = *o.presmooth;
+    if (o.robust) cfg.robust = *o.robust == "none" ? OF_ROBUST_NONE : OF_ROBUST_LOCAL_NORM;
+    if (o.robust_sigma) cfg.robust_sigma = *o.robust_sigma;
+    if (o.median) cfg.median_size = *o.median;
+    if (o.min_texture) cfg.min_texture = *o.min_texture;
+    if (o.solver) cfg.hs.solver = *o.solver == "sor" ? OF_SOLVER_RED_BLACK_SOR : OF_SOLVER_JACOBI;
+    if (o.omega) cfg.hs.omega = *o.omega;
+    if (o.min_eigen) cfg.lk.min_eigen = *o.min_eigen;
     if (o.platform) cfg.platform = o.platform->c_str();
     if (!o.tuning.empty()) cfg.tuning_path = o.tuning.c_str();
     if (o.budget) cfg.time_budget_ms = *o.budget;
@@ -105,8 +142,8 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
 }
 
 bool explain_config(const Options& o, int width, int height, of_pixel_format format, of_info* out,
-                    std::string* err) {
-    of_config cfg;
+                    of_config* used, std::string* err) {
+    of_config& cfg = *used;
     if (!make_config(o, width, height, format, &cfg, err)) return false;
     *out = of_info();
     out->struct_size = sizeof(of_info);
@@ -126,7 +163,7 @@ bool explain_config(const Options& o, int width, int height, of_pixel_format for
 
 bool Flow::create(const Options& o, int width, int height, of_pixel_format format,
                   std::string* err) {
-    of_config cfg;
+    of_config& cfg = cfg_;
     if (!make_config(o, width, height, format, &cfg, err)) return false;
     of_destroy(ctx_);
     ctx_ = nullptr;

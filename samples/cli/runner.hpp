@@ -18,8 +18,9 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
                  std::string* err);
 
 /// of_explain for these options: what of_create would choose, without creating anything.
+/// *used: the config it explained.
 bool explain_config(const Options& o, int width, int height, of_pixel_format format, of_info* out,
-                    std::string* err);
+                    of_config* used, std::string* err);
 
 /// Owns one of_context.
 class Flow {
@@ -41,8 +42,12 @@ public:
 
     bool info(of_info* out, std::string* err) const;
 
+    /// The config of the last create().
+    const of_config& config() const { return cfg_; }
+
 private:
     of_context* ctx_ = nullptr;
+    of_config cfg_ = of_config();
     int width_ = 0, height_ = 0;
     of_pixel_format format_ = OF_PIXEL_U8;
 };
@@ -51,6 +56,9 @@ const char* algo_name(of_algorithm a);
 const char* backend_name(of_backend b);
 const char* precision_name(of_precision p);
 const char* format_name(of_pixel_format f);
+const char* robust_name(of_robust r);
+const char* solver_name(of_solver s);
+const char* variant_name(of_variant v);
 
 } // namespace cli
 

@@ -1,11 +1,16 @@
 # Runs one command and checks what it did. Usage (the -D options come before -P):
 #   cmake [-DEXPECT_RC=N] [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re] [-DEPE_MAX=x]
-#         [-DFILES=a|b] [-DJSON_KEYS=k1|k2] [-DEMULATOR=p|a] -P run_cli.cmake -- PROGRAM ARGS...
+#         [-DFILES=a|b] [-DABSENT=a|b] [-DJSON_KEYS=k1|k2] [-DJSON_EQ=p=v|p=v] [-DEMULATOR=p|a]
+#         -P run_cli.cmake -- PROGRAM ARGS...
 # EXPECT_RC: expected exit code (default 0). A non-zero code also requires stderr to be
 #   exactly one line "oflow-cli: error: ..." and stdout to be empty.
 # FILES: files the command must create (deleted first, so stale ones do not count).
+# ABSENT: files the command must not create (deleted first), e.g. the -o of a refused run.
 # EPE_MAX: stdout must contain "EPE <number>" with the number <= EPE_MAX.
 # JSON_KEYS: stdout must parse as a JSON object holding these keys.
+# JSON_EQ: path=value pairs; stdout must be a JSON object whose member at path (dot-separated:
+#   config.hs.omega, synth.exposure.0) equals value: numerically when value is a number
+#   (0.8 == 0.80), else as a string ("null" for a JSON null).
 # EMULATOR: program|arg|... that runs PROGRAM (cross builds: qemu-aarch64|-L|<root>); passed
 #   as a -D value because cmake itself would take options such as -L given after --.
 # Arguments may not contain ";" (CMake would split them).
@@ -31,8 +36,10 @@ string(REPLACE "|" ";" EMULATOR "${EMULATOR}")
 list(PREPEND cmd ${EMULATOR})
 string(REPLACE "|" ";" FILES "${FILES}")
 string(REPLACE "|" ";" JSON_KEYS "${JSON_KEYS}")
+string(REPLACE "|" ";" JSON_EQ "${JSON_EQ}")
+string(REPLACE "|" ";" ABSENT "${ABSENT}")
 
-foreach(f IN LISTS FILES)
+foreach(f IN LISTS FILES ABSENT)
   file(REMOVE "${f}")
 endforeach()
 
@@ -68,6 +75,11 @@ foreach(f IN LISTS FILES)
     endif()
   endif()
 endforeach()
+foreach(f IN LISTS ABSENT)
+  if(EXISTS "${f}")
+    list(APPEND problems "output file ${f} was written")
+  endif()
+endforeach()
 if(DEFINED EPE_MAX)
   if(out MATCHES "EPE ([0-9.]+)")
     set(epe "${CMAKE_MATCH_1}")
@@ -87,6 +99,37 @@ if(JSON_KEYS)
       string(JSON v ERROR_VARIABLE key_err GET "${out}" "${k}")
       if(key_err)
         list(APPEND problems "JSON has no key '${k}'")
+      endif()
+    endforeach()
+  endif()
+endif()
+if(JSON_EQ)
+  string(JSON type ERROR_VARIABLE json_err TYPE "${out}")
+  if(json_err OR NOT type STREQUAL "OBJECT")
+    list(APPEND problems "stdout is not a JSON object: ${json_err}")
+  else()
+    foreach(pair IN LISTS JSON_EQ)
+      string(FIND "${pair}" "=" eq)
+      string(SUBSTRING "${pair}" 0 ${eq} path)
+      math(EXPR eq "${eq} + 1")
+      string(SUBSTRING "${pair}" ${eq} -1 want)
+      string(REPLACE "." ";" members "${path}")
+      string(JSON got ERROR_VARIABLE key_err GET "${out}" ${members})
+      if(key_err)
+        list(APPEND problems "JSON has no '${path}'")
+        continue()
+      endif()
+      string(JSON kind TYPE "${out}" ${members})
+      if(kind STREQUAL "NULL")
+        set(got "null")
+      endif()
+      set(num_re "^-?[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?$")
+      if(want MATCHES "${num_re}" AND got MATCHES "${num_re}")
+        if(NOT got EQUAL want)
+          list(APPEND problems "JSON ${path} is ${got}, expected ${want}")
+        endif()
+      elseif(NOT got STREQUAL want)
+        list(APPEND problems "JSON ${path} is '${got}', expected '${want}'")
       endif()
     endforeach()
   endif()

@@ -1,0 +1,187 @@
+// robust_candidates: the measurement behind OF_ROBUST_LOCAL_NORM (docs/accuracy.md). Each
+// candidate preprocessing is applied to both frames outside the library, which then runs with
+// robust none (median and texture rule as given), on pairs with and without exposure changes:
+//   none               the frames as they are
+//   structure-texture  Wedel et al. 2009: ROF denoising by Chambolle's projection (theta 0.125,
+//                      100 iterations), texture = I - 0.95 structure, x2 around 128
+//   high-pass          I - 0.95 Gaussian(I, sigma 4), x2 around 128 (a cheap stand-in for ROF)
+//   local-norm         128 + 20 (I - mean) / (sd + 4) over a Gaussian of sigma 3: what the library's
+//                      OF_ROBUST_LOCAL_NORM computes
+// Not a test: a study tool, built with the suite so it keeps compiling.
+// Usage: robust_candidates [WxH] [warps iterations]   (default 320x240, 5 x 300)
+#include "oflow.h"
+
+#include "core/synth.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using Img = std::vector<float>;
+
+void gauss(Img& img, int w, int h, float sigma) {
+    const int r = static_cast<int>(std::ceil(3.0f * sigma));
+    std::vector<float> k(static_cast<size_t>(r) + 1);
+    float sum = 0.0f;
+    for (int i = 0; i <= r; ++i) {
+        k[static_cast<size_t>(i)] = std::exp(-static_cast<float>(i * i) / (2.0f * sigma * sigma));
+        sum += i ? 2.0f * k[static_cast<size_t>(i)] : k[0];
+    }
+    for (float& x : k) x /= sum;
+    Img t(img.size());
+    auto at = [&](const Img& a, int x, int y) {
+        x = std::min(std::max(x, 0), w - 1);
+        y = std::min(std::max(y, 0), h - 1);
+        return a[static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)];
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            float s = 0.0f;
+            for (int i = -r; i <= r; ++i) s += k[static_cast<size_t>(std::abs(i))] * at(img, x + i, y);
+            t[static_cast<size_t>(y * w + x)] = s;
+        }
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            float s = 0.0f;
+            for (int i = -r; i <= r; ++i) s += k[static_cast<size_t>(std::abs(i))] * at(t, x, y + i);
+            img[static_cast<size_t>(y * w + x)] = s;
+        }
+}
+
+// ROF: s = I - theta div p, p by Chambolle's projection (step 0.249).
+Img rof(const Img& in, int w, int h, float theta, int iters) {
+    const size_t n = in.size();
+    Img px(n, 0.0f), py(n, 0.0f), d(n);
+    auto div = [&](int x, int y) {
+        const size_t k = static_cast<size_t>(y * w + x);
+        float v = px[k] - (x > 0 ? px[k - 1] : 0.0f) + py[k] - (y > 0 ? py[k - static_cast<size_t>(w)] : 0.0f);
+        if (x == w - 1) v -= px[k];
+        if (y == h - 1) v -= py[k];
+        return v;
+    };
+    for (int it = 0; it < iters; ++it) {
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) d[static_cast<size_t>(y * w + x)] = div(x, y) - in[static_cast<size_t>(y * w + x)] / theta;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const size_t k = static_cast<size_t>(y * w + x);
+                const float gx = x < w - 1 ? d[k + 1] - d[k] : 0.0f;
+                const float gy = y < h - 1 ? d[k + static_cast<size_t>(w)] - d[k] : 0.0f;
+                const float nrm = 1.0f + 0.249f * std::sqrt(gx * gx + gy * gy);
+                px[k] = (px[k] + 0.249f * gx) / nrm;
+                py[k] = (py[k] + 0.249f * gy) / nrm;
+            }
+    }
+    Img s(n);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) s[static_cast<size_t>(y * w + x)] = in[static_cast<size_t>(y * w + x)] - theta * div(x, y);
+    return s;
+}
+
+void prefilter(int mode, Img& img, int w, int h) {
+    if (mode == 1) {
+        const Img s = rof(img, w, h, 0.125f, 100);
+        for (size_t k = 0; k < img.size(); ++k) img[k] = 128.0f + 2.0f * (img[k] - 0.95f * s[k]);
+    } else if (mode == 2) {
+        Img m = img;
+        gauss(m, w, h, 4.0f);
+        for (size_t k = 0; k < img.size(); ++k) img[k] = 128.0f + 2.0f * (img[k] - 0.95f * m[k]) - 0.05f * 128.0f;
+    } else if (mode == 3) {
+        Img m = img;
+        gauss(m, w, h, 3.0f);
+        Img v(img.size());
+        for (size_t k = 0; k < img.size(); ++k) v[k] = (img[k] - m[k]) * (img[k] - m[k]);
+        gauss(v, w, h, 3.0f);
+        for (size_t k = 0; k < img.size(); ++k)
+            img[k] = 128.0f + 20.0f * (img[k] - m[k]) / (std::sqrt(std::max(v[k], 0.0f)) + 4.0f);
+    }
+}
+
+struct CaseDef {
+    const char* label;
+    oflow::synth::Case c;
+    double gain, offset, sigma;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int w = 320, h = 240;
+    uint32_t warps = 5, iters = 300;
+    if (argc > 1 && std::sscanf(argv[1], "%dx%d", &w, &h) != 2) return 2;
+    if (argc > 3) {
+        warps = static_cast<uint32_t>(std::atoi(argv[2]));
+        iters = static_cast<uint32_t>(std::atoi(argv[3]));
+    }
+    const CaseDef cases[] = {
+        {"translation", oflow::synth::Case::Translation, 1, 0, 0},
+        {"rotation-zoom", oflow::synth::Case::RotationZoom, 1, 0, 0},
+        {"occlusion", oflow::synth::Case::Occlusion, 1, 0, 0},
+        {"camera-motion", oflow::synth::Case::CameraMotion, 1, 0, 0},
+        {"camera 1.015", oflow::synth::Case::CameraMotion, 1.015, 0, 0},
+        {"fine 1.06+4 s3", oflow::synth::Case::FineTexture, 1.06, 4, 3},
+        {"fine 0.8-20 s3", oflow::synth::Case::FineTexture, 0.8, -20, 3},
+        {"smooth 1.25+20 s3", oflow::synth::Case::SmoothField, 1.25, 20, 3},
+        {"smooth 0.8-20 s3", oflow::synth::Case::SmoothField, 0.8, -20, 3},
+    };
+    const char* names[] = {"none", "structure-texture", "high-pass", "local-norm"};
+    std::printf("robust candidates, %dx%d, auto levels, %u warps x %u iterations, median 5, reference path; EPE "
+                "(preprocessing ms per frame)\n%-18s", w, h, warps, iters, "case");
+    for (const char* n : names) std::printf(" %18s", n);
+    std::printf("\n");
+    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
+    for (const CaseDef& cd : cases) {
+        Img i0(n), i1(n), gu(n), gv(n);
+        oflow::synth::Exposure e;
+        e.gain = cd.gain;
+        e.offset = cd.offset;
+        e.noise_sigma = cd.sigma;
+        oflow::synth::generate_with(cd.c, oflow::synth::Texture::Default, e, w, h, 1, i0.data(), i1.data(), gu.data(),
+                                    gv.data(), w);
+        std::printf("%-18s", cd.label);
+        for (int mode = 0; mode < 4; ++mode) {
+            Img a = i0, b = i1;
+            const auto t0 = std::chrono::steady_clock::now();
+            prefilter(mode, a, w, h);
+            prefilter(mode, b, w, h);
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 2;
+            of_config cfg;
+            of_config_init(&cfg, OF_ALGO_TVL1);
+            cfg.max_width = static_cast<uint32_t>(w);
+            cfg.max_height = static_cast<uint32_t>(h);
+            cfg.format = OF_PIXEL_F32;
+            cfg.backend = OF_BACKEND_REFERENCE;
+            cfg.warps = warps;
+            cfg.iterations = iters;
+            cfg.robust = OF_ROBUST_NONE;
+            of_context* ctx = nullptr;
+            if (of_create(&cfg, &ctx) != OF_OK) {
+                std::fprintf(stderr, "%s\n", of_last_error(nullptr));
+                return 1;
+            }
+            of_image fa = {sizeof(of_image), OF_PIXEL_F32, OF_MEMORY_HOST, static_cast<uint32_t>(w),
+                           static_cast<uint32_t>(h), static_cast<size_t>(w) * 4, a.data()};
+            of_image fb = fa;
+            fb.data = b.data();
+            Img u(n), v(n);
+            of_flow f = {sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(w),
+                         static_cast<uint32_t>(h), static_cast<size_t>(w) * 4, u.data(), v.data()};
+            if (of_process(ctx, &fa, &fb, &f) != OF_OK) {
+                std::fprintf(stderr, "%s\n", of_last_error(ctx));
+                return 1;
+            }
+            of_destroy(ctx);
+            double epe = 0.0;
+            for (size_t k = 0; k < n; ++k) epe += std::hypot(u[k] - gu[k], v[k] - gv[k]);
+            std::printf(" %9.3f (%5.1f ms)", epe / static_cast<double>(n), ms);
+        }
+        std::printf("\n");
+    }
+    return 0;
+}
