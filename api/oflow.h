@@ -426,7 +426,7 @@ OF_API void of_selftest_options_init(of_selftest_options* opt);
 
 /** Runs the self-test on built-in frames with known flow (no files): for every available
  *  backend and precision, kernel checks (CPU paths), parity with the reference path, accuracy
- *  on five cases, arena checks (query == use, no allocation per frame), determinism, timing
+ *  on seven cases (one with an exposure change), arena checks (query == use, no allocation per frame), determinism, timing
  *  against the board table, and CUDA device health. Allocates while it runs (it is not a frame
  *  path) and uses contexts of its own. Returns OF_OK when it ran, whatever the cases say (see
  *  report->failed); an error status when it could not run (bad arguments, the one backend asked

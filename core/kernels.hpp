@@ -68,6 +68,10 @@ struct KernelTable {
     /// Sum over rows [y0, y1) of gx^2 + gy^2 (central differences, clamped), each row summed
     /// in double from left to right, the rows in order.
     double (*texture_energy)(Plane src, int y0, int y1);
+    /// Adds the rows' counts to bins[exposure_bin(v)] (core/robust.hpp); clamp_range clamps
+    /// every value of the rows into [lo, hi] in place.
+    void (*exposure_hist)(Plane src, unsigned* bins, int y0, int y1);
+    void (*clamp_range)(Plane p, float lo, float hi, int y0, int y1);
     /// size x size median (size 3 or 5) of src into dst (dst != src), borders clamped.
     void (*median_flow)(Plane src, Plane dst, int size, int y0, int y1);
     /// Optional (nullptr: the driver runs tvl1_calc_u, then tvl1_calc_p, over all rows): both

@@ -1,5 +1,7 @@
 #include "core/plan.hpp"
 
+#include "core/robust.hpp"
+
 #include <limits>
 
 namespace oflow {
@@ -87,8 +89,12 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     if (split && !mul(static_cast<std::size_t>(p.dims[first].w) * static_cast<std::size_t>(p.dims[first].h),
                       2 * sizeof(float), &split_flow))
         return OF_ERR_OVERFLOW;
-    std::size_t bands = 0;
+    std::size_t bands = 0, hist = 0;
     if (!mul(static_cast<std::size_t>(cfg.threads), 64, &bands)) return OF_ERR_OVERFLOW;
+    // Exposure match histograms: only where the CPU builds the pyramids (not a CUDA split).
+    if (in.backend != OF_BACKEND_CUDA && cfg.robust == OF_ROBUST_LOCAL_NORM &&
+        !mul(static_cast<std::size_t>(cfg.threads), 2u * static_cast<std::size_t>(kExposureBins) * sizeof(unsigned), &hist))
+        return OF_ERR_OVERFLOW;
 
     if (!cpu) pyr = plane0 = plane1 = 0; // the CUDA path keeps its planes on the device
     struct Row { HostBuf id; const char* name; std::size_t bytes; };
@@ -108,6 +114,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufStaging, "staging", in.pinned_bytes},
         {kBufTable, "tuning_table", in.table_bytes},
         {kBufSplitFlow, "split_flow", split_flow},
+        {kBufExposureHist, "exposure_hist", hist},
     };
     static_assert(sizeof(rows) / sizeof(rows[0]) == kHostBufCount, "one row per host buffer");
     // The block start is aligned by the allocator or checked for a caller arena, so offsets

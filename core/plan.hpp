@@ -53,6 +53,8 @@ enum HostBuf : int {
     kBufStaging,                      // pinned upload/download staging (CUDA backend only)
     kBufTable,                        // platform::LoadedTable (only with config.tuning_path)
     kBufSplitFlow,                    // CUDA split: level split_from's flow, interleaved u1,u2 (else 0)
+    kBufExposureHist,                 // CPU paths with robust preprocessing: per thread band, two
+                                      // kExposureBins histograms (core/robust.hpp), else 0
     kHostBufCount
 };
 

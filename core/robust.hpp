@@ -11,7 +11,14 @@
 //    512x512 grass frame ran 271 px off);
 //  - the sanity bound of a level's flow before it is upsampled: the correspondence x + u of
 //    every pixel stays within the level's frame extended by flow_margin();
-//  - the median filter of the flow between warps (config.median_size).
+//  - the median filter of the flow between warps (config.median_size);
+//  - exposure range matching, the pair-level first step of OF_ROBUST_LOCAL_NORM: what one
+//    frame clips (a gain drives its bright parts to 255, or its dark parts to 0), the other
+//    frame still shows as texture, which then has no counterpart. From the quartiles of both
+//    converted frames the gain g and offset b of frame 1 against frame 0 are estimated
+//    (I1 ~ g I0 + b); where a frame has clipped pixels (>= 0.5 % of them at the top or the
+//    bottom of the 0..255 scale) the other frame is clamped to the level that corresponds, so
+//    that both lose the same content. A pair without clipped pixels is left as it is.
 #ifndef OFLOW_CORE_ROBUST_HPP
 #define OFLOW_CORE_ROBUST_HPP
 
@@ -34,6 +41,82 @@ inline int coarsest_textured(const double* energy, int levels, double min_textur
     int l = 0;
     while (l + 1 < levels && !(energy[l + 1] < min_texture)) ++l;
     return l;
+}
+
+/// Histogram of a converted frame for the exposure match: kExposureBins bins of 1/4 grey
+/// level over 0..256 (values outside clamp into the end bins). Integer counts, so any order of
+/// accumulation gives the same bins on every path.
+const int kExposureBins = 1024;
+#if defined(__CUDACC__)
+__host__ __device__ // the CUDA path's histogram kernel bins with it (cuda/robust_cuda.cu)
+#endif
+inline int exposure_bin(float v) {
+    const float s = v * 4.0f;
+    return s < 0.0f ? 0 : (s >= static_cast<float>(kExposureBins - 1) ? kExposureBins - 1 : static_cast<int>(s));
+}
+
+/// The clamp ranges the match chose for frame 0 and frame 1 (lo <= v <= hi; with active false
+/// the frames are left as they are). gain and offset: the estimate of I1 ~ gain I0 + offset.
+struct ExposureMatch {
+    bool active;
+    float lo[2], hi[2];
+    double gain, offset;
+};
+
+/// Pure function of the two histograms (kExposureBins counts each, n pixels per frame); the same
+/// code runs on the host for every path (the CUDA path runs it in a one-thread kernel).
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline ExposureMatch exposure_match(const unsigned* h0, const unsigned* h1, unsigned long long n) {
+    ExposureMatch m;
+    m.active = false;
+    m.lo[0] = m.lo[1] = 0.0f;
+    m.hi[0] = m.hi[1] = 255.0f;
+    m.gain = 1.0;
+    m.offset = 0.0;
+    if (n == 0) return m;
+    const unsigned* h[2] = {h0, h1};
+    double q[2][3];
+    unsigned long long low[2], high[2];
+    for (int f = 0; f < 2; ++f) {
+        // Quartiles: the first bin whose running count reaches k n / 4 (bin centres).
+        unsigned long long run = 0;
+        int k = 1;
+        for (int b = 0; b < kExposureBins && k <= 3; ++b) {
+            run += h[f][b];
+            while (k <= 3 && run * 4ull >= static_cast<unsigned long long>(k) * n) {
+                q[f][k - 1] = (b + 0.5) * 0.25;
+                ++k;
+            }
+        }
+        low[f] = h[f][0] + h[f][1];                                   // v < 0.5
+        high[f] = 0;
+        for (int b = 1018; b < kExposureBins; ++b) high[f] += h[f][b]; // v >= 254.5
+    }
+    const double s0 = q[0][2] - q[0][0], s1 = q[1][2] - q[1][0];
+    if (!(s0 >= 1.0) || !(s1 >= 1.0)) return m; // flat frames: nothing to estimate
+    const double g = s1 / s0, b = q[1][1] - g * q[0][1];
+    m.gain = g;
+    m.offset = b;
+    if (g < 0.25 || g > 4.0) return m;
+    const unsigned long long many = n / 200ull + 1ull; // 0.5 %
+    double lo0 = 0.0, hi0 = 255.0, lo1 = 0.0, hi1 = 255.0;
+    if (high[1] >= many) hi0 = (255.0 - b) / g; // frame 1 clipped bright: so is frame 0 above this
+    if (low[1] >= many) lo0 = (0.0 - b) / g;
+    if (high[0] >= many) hi1 = g * 255.0 + b;
+    if (low[0] >= many) lo1 = b;
+    lo0 = lo0 < 0.0 ? 0.0 : lo0;
+    lo1 = lo1 < 0.0 ? 0.0 : lo1;
+    hi0 = hi0 > 255.0 ? 255.0 : hi0;
+    hi1 = hi1 > 255.0 ? 255.0 : hi1;
+    if (!(hi0 > lo0 + 1.0) || !(hi1 > lo1 + 1.0)) return m;
+    m.active = lo0 > 0.0 || hi0 < 255.0 || lo1 > 0.0 || hi1 < 255.0;
+    m.lo[0] = static_cast<float>(lo0);
+    m.hi[0] = static_cast<float>(hi0);
+    m.lo[1] = static_cast<float>(lo1);
+    m.hi[1] = static_cast<float>(hi1);
+    return m;
 }
 
 } // namespace oflow

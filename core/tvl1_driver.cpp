@@ -65,11 +65,43 @@ void normalize_level0(const Frame& f, HostBuf pyr) {
     rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, y0, y1); });
 }
 
-void build_pyramid(const Frame& f, const of_image& img, HostBuf pyr) {
+// Level 0 of a pyramid: the frame converted to 0..255 floats.
+void convert_level0(const Frame& f, const of_image& img, HostBuf pyr) {
+    const Plane l0 = f.level(pyr, 0);
+    rows(f.c, l0.h, [&](int y0, int y1, int) { f.c->kt.convert(img, l0, y0, y1); });
+}
+
+// Exposure range matching (core/robust.hpp) of the two converted frames: per-band histograms in
+// kBufExposureHist, summed in band order (integers: the result does not depend on the banding),
+// then both frames clamped to the ranges chosen.
+void match_exposure(const Frame& f) {
+    of_context* c = f.c;
+    const KernelTable& k = c->kt;
+    unsigned* hist = static_cast<unsigned*>(c->buf[kBufExposureHist]);
+    const std::size_t per_band = 2u * static_cast<std::size_t>(kExposureBins);
+    const Plane l0[2] = {f.level(kBufPyr0, 0), f.level(kBufPyr1, 0)};
+    const int bands = c->pool.bands(l0[0].h);
+    std::memset(hist, 0, sizeof(unsigned) * per_band * static_cast<std::size_t>(bands));
+    rows(c, l0[0].h, [&](int y0, int y1, int band) {
+        unsigned* mine = hist + per_band * static_cast<std::size_t>(band);
+        k.exposure_hist(l0[0], mine, y0, y1);
+        k.exposure_hist(l0[1], mine + kExposureBins, y0, y1);
+    });
+    for (int b = 1; b < bands; ++b)
+        for (std::size_t i = 0; i < per_band; ++i) hist[i] += hist[per_band * static_cast<std::size_t>(b) + i];
+    const unsigned long long n = static_cast<unsigned long long>(l0[0].w) * static_cast<unsigned long long>(l0[0].h);
+    const ExposureMatch m = exposure_match(hist, hist + kExposureBins, n);
+    if (!m.active) return;
+    for (int i = 0; i < 2; ++i)
+        rows(c, l0[i].h, [&](int y0, int y1, int) { k.clamp_range(l0[i], m.lo[i], m.hi[i], y0, y1); });
+}
+
+// The rest of a pyramid whose level 0 holds the converted frame: normalisation, presmoothing,
+// the coarser levels.
+void finish_pyramid(const Frame& f, HostBuf pyr) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
     Plane l0 = f.level(pyr, 0);
-    rows(c, l0.h, [&](int y0, int y1, int) { k.convert(img, l0, y0, y1); });
     if (c->cfg.robust == OF_ROBUST_LOCAL_NORM) normalize_level0(f, pyr);
     if (c->presmooth.radius > 0) blur(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
     for (int l = 1; l < f.levels; ++l) {
@@ -80,6 +112,15 @@ void build_pyramid(const Frame& f, const of_image& img, HostBuf pyr) {
         Plane dst = f.level(pyr, l);
         rows(c, dst.h, [&](int y0, int y1, int) { k.resample(smooth, dst, y0, y1); });
     }
+}
+
+// Both pyramids of a pair.
+void build_pyramids(const Frame& f, const of_image& prev, const of_image& next) {
+    convert_level0(f, prev, kBufPyr0);
+    convert_level0(f, next, kBufPyr1);
+    if (f.c->cfg.robust == OF_ROBUST_LOCAL_NORM) match_exposure(f);
+    finish_pyramid(f, kBufPyr0);
+    finish_pyramid(f, kBufPyr1);
 }
 
 // One inner iteration through the row-pipelined entry (KernelTable::tvl1_iter_rows): each
@@ -134,7 +175,8 @@ int bound_flow(of_context* c, Plane u1, Plane u2, float* margin_out) {
 // Median filter of both flow components through kBufTmp (free while solving).
 void median_flow(of_context* c, Plane u1, Plane u2, Plane tmp, int size) {
     const KernelTable& k = c->kt;
-    for (Plane u : {u1, u2}) {
+    const Plane both[2] = {u1, u2};
+    for (const Plane& u : both) {
         rows(c, u.h, [&](int y0, int y1, int) { k.median_flow(u, tmp, size, y0, y1); });
         copy_plane(c, tmp, u);
     }
@@ -299,8 +341,7 @@ of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& 
                            const of_flow& out) {
     Frame f;
     if (!frame_of(c, static_cast<int>(prev.width), static_cast<int>(prev.height), &f)) return OF_ERR_INTERNAL;
-    build_pyramid(f, prev, kBufPyr0);
-    build_pyramid(f, next, kBufPyr1);
+    build_pyramids(f, prev, next);
     uint64_t total_iterations = 0;
     const int top = coarsest_level(f);
     solve_levels(f, top, 0, &total_iterations);

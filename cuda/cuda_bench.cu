@@ -285,6 +285,8 @@ of_status bench_prepare(State* stp, const float* i0, const float* i1, int w, int
         OF_CUDA_TRY(cudaMemcpyAsync(st.arena + l.raw[f], frames[f], row * static_cast<std::size_t>(h), cudaMemcpyHostToDevice,
                                     st.stream),
                     "bench upload");
+        // One frame at a time: no exposure range match (a pair step of solve(); this only
+        // prepares a level for timing the warp and the iterations).
         of_status r = build_pyramid(st, f, Src{st.arena + l.raw[f], row}, &d, 1, err);
         if (r != OF_OK) return r;
     }

@@ -1,5 +1,6 @@
 // The per-frame pipeline of the CUDA path (tvl1_process_cpu's structure, core/tvl1_driver.cpp):
-// pyramids (conversion, local normalisation, presmooth, levels), the texture rule's coarsest
+// pyramids (conversion of both frames, the exposure range match of the pair, then per frame
+// local normalisation, presmooth, levels), the texture rule's coarsest
 // level (on the device), then per level from coarse to fine: flow initialisation (zero or
 // bilinear upsampling of the coarser flow), p = 0, gradient of I1, per warp the bicubic warp,
 // the inner iterations of the configured variant and the median filter, and at the end of the
@@ -143,6 +144,25 @@ of_status convert_frame(State& st, int frame, Src src, const LevelDims& d0, cons
     return OF_OK;
 }
 
+// Exposure range matching (core/robust.hpp, tvl1_driver.cpp match_exposure) of both converted
+// frames, in place, before either normalisation: histograms into Ctrl::exposure_hist, the match
+// into Ctrl::exposure, the clamp of each frame (nothing when the match is not active). All on
+// the device: no host wait, so solve() stays capturable and each replay decides per frame.
+of_status match_exposure(State& st, const LevelDims& d0, const ErrorSink& err) {
+    if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
+    const cudaStream_t s = st.stream;
+    Ctrl* c = st.ctrl();
+    const DPlane<float> f0 = convert_target(st, 0, d0), f1 = convert_target(st, 1, d0);
+    OF_CUDA_TRY(cudaMemsetAsync(c->exposure_hist, 0, sizeof(c->exposure_hist), s), "cudaMemsetAsync(exposure_hist)");
+    OF_CUDA_TRY(launch_exposure_hist({f0.p, f0.w, f0.h, f0.pitch}, {f1.p, f1.w, f1.h, f1.pitch}, c->exposure_hist,
+                                     2 * st.sm_count, s),
+                "exposure histogram launch");
+    const unsigned long long n = static_cast<unsigned long long>(d0.w) * static_cast<unsigned long long>(d0.h);
+    OF_CUDA_TRY(launch_exposure_match(c->exposure_hist, n, &c->exposure, s), "exposure match launch");
+    OF_CUDA_TRY(launch_clamp_range(f0, f1, &c->exposure, s), "exposure clamp launch");
+    return OF_OK;
+}
+
 // Local contrast normalisation (core/robust.hpp, tvl1_driver.cpp normalize_level0) of a
 // converted frame, in place, before its presmooth: mean = G*I, var = G*(I - mean)^2,
 // I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2), the
@@ -185,6 +205,8 @@ of_status build_levels(State& st, int frame, const LevelDims* dims, int levels, 
 
 } // namespace
 
+// One frame alone (the bench/test hooks, cuda_bench.cu): no exposure match, which needs both
+// converted frames of a pair; solve() runs it for process().
 of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
                         const ErrorSink& err) {
     of_status r = convert_frame(st, frame, src, dims[0], err);
@@ -294,9 +316,11 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     const int levels = info->levels;
     const int iterations = static_cast<int>(cfg.iterations);
 
-    // Both normalisations and presmooths first: they read the converted frames from scratch(0)
-    // and scratch(1) (or level 0 without a presmooth), which the level blurs then reuse.
-    of_status r = normalize(st, 0, dims[0], err);
+    // The exposure match of the pair (both frames converted), then both normalisations and
+    // presmooths: they read the converted frames from scratch(0) and scratch(1) (or level 0
+    // without a presmooth), which the level blurs then reuse.
+    of_status r = match_exposure(st, dims[0], err);
+    if (r == OF_OK) r = normalize(st, 0, dims[0], err);
     if (r == OF_OK) r = normalize(st, 1, dims[0], err);
     if (r == OF_OK) r = presmooth(st, 0, dims[0], err);
     if (r == OF_OK) r = presmooth(st, 1, dims[0], err);

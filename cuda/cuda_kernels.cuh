@@ -6,6 +6,7 @@
 
 #include "core/kernels.hpp"
 #include "core/plan.hpp"
+#include "core/robust.hpp"
 #include "cuda/cuda_common.cuh"
 
 namespace oflow {
@@ -121,6 +122,19 @@ cudaError_t launch_median_flow(DPlane<const float2> src, DPlane<float2> dst, int
 /// [-m, w - 1 + m], y + u2 to [-m, h - 1 + m] (tvl1_driver.cpp bound_flow).
 cudaError_t launch_finish_level(DPlane<float2> u, int level, const int* top, int top_host, float margin,
                                 cudaStream_t s);
+
+/// Exposure range matching (core/robust.hpp, tvl1_driver.cpp match_exposure), three launches,
+/// no host wait (graph-capturable). launch_exposure_hist adds the exposure_bin() counts of f0
+/// to hist[0..kExposureBins) and of f1 to hist[kExposureBins..) (zero both first): `blocks`
+/// blocks of 256 threads per frame (clamped to 1..h), each a shared-memory histogram of rows
+/// b, b + blocks, ... merged by integer atomicAdd (order-independent: deterministic).
+cudaError_t launch_exposure_hist(DPlane<const float> f0, DPlane<const float> f1, unsigned int* hist, int blocks,
+                                 cudaStream_t s);
+/// One thread: *m = exposure_match(hist, hist + kExposureBins, n).
+cudaError_t launch_exposure_match(const unsigned int* hist, unsigned long long n, ExposureMatch* m, cudaStream_t s);
+/// f0 and f1 in place to [m->lo[f], m->hi[f]] (clamp_range_ref), one launch (grid z = frame);
+/// does nothing when !m->active.
+cudaError_t launch_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, cudaStream_t s);
 
 // ---- kernel registry (cuda_backend.cu loads them all at create) ----------------------------
 struct KernelList {

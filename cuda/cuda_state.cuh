@@ -90,6 +90,8 @@ of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, 
 of_status capture_solver(State& st, const ErrorSink& err);
 
 /// Pyramid of one frame (convert, local normalisation, presmooth, levels) into pyr[frame].
+/// A single-frame helper (bench/test hooks): it skips the exposure range match, a step of the
+/// pair that only solve() runs.
 of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
                         const ErrorSink& err);
 

@@ -6,7 +6,11 @@
 //    into a device int, so that a captured graph decides it per frame without a host wait;
 //  - the size x size median of both flow components (median_flow_ref);
 //  - the end of a level (tvl1_driver.cpp solve_levels): zero flow above the coarsest level to
-//    solve, the sanity bound (flow_margin) on every other level above 0.
+//    solve, the sanity bound (flow_margin) on every other level above 0;
+//  - exposure range matching (tvl1_driver.cpp match_exposure): histograms of both converted
+//    frames (exposure_hist_ref: integer counts, so the atomics' order does not matter), the
+//    match itself (exposure_match, the host's own code, in one thread) and the clamp of each
+//    frame to its range (clamp_range_ref), the range read from device memory.
 // Same operations in the same order as the reference (this file is compiled without mul+add
 // contraction, IEEE division and square root: cuda/CMakeLists.txt), so the normalisation, the
 // median and the bound equal it bit for bit. The texture energies are summed in double in a
@@ -16,12 +20,15 @@
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_layout.hpp"
 
+#include "core/robust.hpp"
+
 namespace oflow {
 namespace cuda {
 namespace {
 
 const int kBX = 32, kBY = 8;
 const int kTexThreads = 256;
+const int kHistThreads = 256;
 
 dim3 grid_for(int w, int h) {
     return dim3(static_cast<unsigned>((w + kBX - 1) / kBX), static_cast<unsigned>((h + kBY - 1) / kBY));
@@ -148,7 +155,66 @@ __global__ void __launch_bounds__(256) k_finish_level(DPlane<float2> u, int leve
     *p = make_float2(fminf(fmaxf(v.x, xlo), xhi), fminf(fmaxf(v.y, ylo), yhi));
 }
 
+// Block (b, f) counts rows b, b + gridDim.x, ... of frame f into a shared histogram of
+// exposure_bin(v), then adds its non-zero bins to hist[f * kExposureBins ..] (zeroed before).
+__global__ void __launch_bounds__(kHistThreads) k_exposure_hist(DPlane<const float> f0, DPlane<const float> f1,
+                                                                unsigned int* hist) {
+    __shared__ unsigned int sh[kExposureBins];
+    for (int i = static_cast<int>(threadIdx.x); i < kExposureBins; i += kHistThreads) sh[i] = 0u;
+    __syncthreads();
+    const DPlane<const float> p = blockIdx.y == 0 ? f0 : f1;
+    for (int y = static_cast<int>(blockIdx.x); y < p.h; y += static_cast<int>(gridDim.x)) {
+        const float* r = p.row(y);
+        for (int x = static_cast<int>(threadIdx.x); x < p.w; x += kHistThreads) atomicAdd(&sh[exposure_bin(r[x])], 1u);
+    }
+    __syncthreads();
+    unsigned int* out = hist + blockIdx.y * kExposureBins;
+    for (int i = static_cast<int>(threadIdx.x); i < kExposureBins; i += kHistThreads)
+        if (sh[i] != 0u) atomicAdd(&out[i], sh[i]);
+}
+
+// One thread: the match of core/robust.hpp from both histograms, n pixels per frame.
+__global__ void k_exposure_match(const unsigned int* hist, unsigned long long n, ExposureMatch* m) {
+    *m = exposure_match(hist, hist + kExposureBins, n);
+}
+
+// Frame blockIdx.z (f0 or f1) clamped in place to [m->lo[z], m->hi[z]] (clamp_range_ref:
+// fmin(fmax(v, lo), hi)); nothing when the match is not active.
+__global__ void __launch_bounds__(256) k_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m) {
+    if (!m->active) return;
+    int x, y;
+    const int f = static_cast<int>(blockIdx.z);
+    const DPlane<float> p = f == 0 ? f0 : f1;
+    if (!pixel(p.w, p.h, &x, &y)) return;
+    const float lo = m->lo[f], hi = m->hi[f];
+    float* v = p.row(y) + x;
+    *v = fminf(fmaxf(*v, lo), hi);
+}
+
 } // namespace
+
+cudaError_t launch_exposure_hist(DPlane<const float> f0, DPlane<const float> f1, unsigned int* hist, int blocks,
+                                 cudaStream_t s) {
+    const int h = f0.h > f1.h ? f0.h : f1.h;
+    if (h < 1) return cudaSuccess; // empty frames: nothing to count
+    const int b = blocks < 1 ? 1 : (blocks > h ? h : blocks);
+    k_exposure_hist<<<dim3(static_cast<unsigned>(b), 2u), dim3(kHistThreads), 0, s>>>(f0, f1, hist);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_exposure_match(const unsigned int* hist, unsigned long long n, ExposureMatch* m, cudaStream_t s) {
+    k_exposure_match<<<1, 1, 0, s>>>(hist, n, m);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, cudaStream_t s) {
+    const int w = f0.w > f1.w ? f0.w : f1.w, h = f0.h > f1.h ? f0.h : f1.h;
+    if (w < 1 || h < 1) return cudaSuccess;
+    dim3 g = grid_for(w, h);
+    g.z = 2u;
+    k_clamp_range<<<g, dim3(kBX, kBY), 0, s>>>(f0, f1, m);
+    return cudaGetLastError();
+}
 
 cudaError_t launch_robust_sq(DPlane<const float> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s) {
     k_robust_sq<<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, mean, sq);
@@ -198,6 +264,9 @@ void list_robust_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_median_flow<1>), "median_flow_3");
     l->add(reinterpret_cast<const void*>(&k_median_flow<2>), "median_flow_5");
     l->add(reinterpret_cast<const void*>(&k_finish_level), "finish_level");
+    l->add(reinterpret_cast<const void*>(&k_exposure_hist), "exposure_hist");
+    l->add(reinterpret_cast<const void*>(&k_exposure_match), "exposure_match");
+    l->add(reinterpret_cast<const void*>(&k_clamp_range), "clamp_range");
 }
 
 } // namespace cuda

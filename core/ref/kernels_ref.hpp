@@ -19,6 +19,8 @@ void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1);
 void robust_sq_ref(Plane src, Plane mean, Plane sq, int y0, int y1);
 void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, int y0, int y1);
 double texture_energy_ref(Plane src, int y0, int y1);
+void exposure_hist_ref(Plane src, unsigned* bins, int y0, int y1);
+void clamp_range_ref(Plane p, float lo, float hi, int y0, int y1);
 void median_flow_ref(Plane src, Plane dst, int size, int y0, int y1);
 
 /// True when every pixel of an F32 image is finite (other formats: always true).

@@ -54,6 +54,20 @@ double texture_energy_ref(Plane src, int y0, int y1) {
     return sum;
 }
 
+void exposure_hist_ref(Plane src, unsigned* bins, int y0, int y1) {
+    for (int y = y0; y < y1; ++y) {
+        const float* r = src.row(y);
+        for (int x = 0; x < src.w; ++x) ++bins[exposure_bin(r[x])];
+    }
+}
+
+void clamp_range_ref(Plane p, float lo, float hi, int y0, int y1) {
+    for (int y = y0; y < y1; ++y) {
+        float* r = p.row(y);
+        for (int x = 0; x < p.w; ++x) r[x] = std::fmin(std::fmax(r[x], lo), hi);
+    }
+}
+
 void median_flow_ref(Plane src, Plane dst, int size, int y0, int y1) {
     const int r = size / 2;
     float win[25];

@@ -6,6 +6,8 @@
 
 #include "exposure_grid.hpp"
 
+#include <initializer_list>
+
 using namespace oftest;
 using namespace oftest::exposure;
 
