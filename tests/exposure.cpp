@@ -20,9 +20,10 @@ int main(int argc, char** argv) {
         return 77;
     }
     of_config cfg = grid_config();
-    if (subset) {
+    if (subset) { // one thread: under qemu a second one only competes for the same emulation
         cfg.max_width = kSubsetSize;
         cfg.max_height = kSubsetSize;
+        cfg.threads = 1;
     }
     cfg.backend = OF_BACKEND_REFERENCE; // OFLOW_FORCE_BACKEND picks the path under test
     const double* bounds = subset ? (t == Tex::Fine ? kFineSubsetBounds : kDefaultSubsetBounds)
