@@ -12,11 +12,10 @@ namespace oflow {
 namespace level_trace {
 
 /// What a level left: its index (0 = finest), the flow planes at its own scale, and the
-/// warps and inner iterations it ran.
+/// inner iterations it ran (all warps).
 struct Level {
     int level, levels;
     Plane u1, u2;
-    unsigned warps;
     unsigned long long iterations;
     float bound;      // the sanity bound applied to its flow, in its own pixels (0 = none)
     int clamped;      // pixels whose flow the bound clamped

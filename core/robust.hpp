@@ -34,6 +34,11 @@ const float kRobustFloor = 4.0f;  // grey levels added to sd
 /// shorter side plus one pixel. x + u is kept in [-margin, w - 1 + margin] (same for y).
 inline float flow_margin(int w, int h) { return 0.125f * static_cast<float>(w < h ? w : h) + 1.0f; }
 
+/// Whether the texture rule decides the coarsest level: automatic levels and min_texture > 0.
+inline bool texture_rule_applies(unsigned levels_cfg, float min_texture) {
+    return levels_cfg == 0 && min_texture > 0.0f;
+}
+
 /// Coarsest level to solve for a frame of `levels` levels whose mean squared gradients are
 /// energy[0..levels-1]: the largest l such that every level 1..l has energy >= min_texture
 /// (level 0 always counts). min_texture 0 = levels - 1.

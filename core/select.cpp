@@ -2,6 +2,8 @@
 // iterations from a time budget, and the memory plan; then what of_info says about it.
 #include "core/select.hpp"
 
+#include "core/robust.hpp"
+
 #include "platform/detect.hpp"
 #include "platform/table_load.hpp"
 
@@ -351,7 +353,7 @@ void selection_info(const Selection& s, of_info* info) {
     in.robust = s.cfg.robust;
     in.robust_sigma = s.cfg.robust_sigma;
     in.median_size = s.cfg.median_size;
-    in.min_texture = s.cfg.levels == 0 ? s.cfg.min_texture : 0.0f;
+    in.min_texture = texture_rule_applies(s.cfg.levels, s.cfg.min_texture) ? s.cfg.min_texture : 0.0f;
     if (cuda) {
         in.block_width = static_cast<uint32_t>(s.tuning.bw);
         in.block_height = static_cast<uint32_t>(s.tuning.bh);

@@ -296,7 +296,7 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
         }
         float margin = 0.0f;
         const int clamped = l > 0 ? bound_flow(c, u1, u2, &margin) : 0;
-        level_trace::emit(level_trace::Level{l, f.levels, u1, u2, cfg.warps,
+        level_trace::emit(level_trace::Level{l, f.levels, u1, u2,
                                              static_cast<unsigned long long>(total_iterations - level_start),
                                              margin, clamped});
         if (l > lo) {
@@ -325,7 +325,7 @@ bool frame_of(of_context* c, int w, int h, Frame* f) {
 // rows in order: the sums, and so the choice, do not depend on the thread count.
 int coarsest_level(const Frame& f) {
     const of_config& cfg = f.c->cfg;
-    if (cfg.levels != 0 || !(cfg.min_texture > 0.0f)) return f.levels - 1;
+    if (!texture_rule_applies(cfg.levels, cfg.min_texture)) return f.levels - 1;
     double energy[kMaxLevels];
     energy[0] = 0.0;
     for (int l = 1; l < f.levels; ++l) {

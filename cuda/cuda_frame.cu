@@ -252,9 +252,6 @@ of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot
 
 namespace {
 
-// The texture rule (core/robust.hpp) applies: automatic levels and min_texture > 0.
-bool texture_rule(const of_config& cfg) { return cfg.levels == 0 && cfg.min_texture > 0.0f; }
-
 // Ctrl::top = the texture rule's coarsest level for frame 0's pyramid (built), on the device.
 of_status texture_top(State& st, const SolveInfo& info, const ErrorSink& err) {
     TexLevels t;
@@ -400,7 +397,7 @@ of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveI
     info->gpu_levels = info->levels;
     info->cpu_iterations = 0;
     // The texture rule on a pyramid of 2+ levels is decided on the device (solve()).
-    info->top = texture_rule(cfg) && info->levels > 1 ? -1 : info->levels - 1;
+    info->top = texture_rule_applies(cfg.levels, cfg.min_texture) && info->levels > 1 ? -1 : info->levels - 1;
     return OF_OK;
 }
 

@@ -1,12 +1,14 @@
 // robust_candidates: the measurement behind OF_ROBUST_LOCAL_NORM (docs/accuracy.md). Each
 // candidate preprocessing is applied to both frames outside the library, which then runs with
 // robust none (median and texture rule as given), on pairs with and without exposure changes:
+// (preprocessing time: the candidate's own, outside the library; local-norm's is inside the
+// frame's time and shows as 0.)
 //   none               the frames as they are
 //   structure-texture  Wedel et al. 2009: ROF denoising by Chambolle's projection (theta 0.125,
 //                      100 iterations), texture = I - 0.95 structure, x2 around 128
 //   high-pass          I - 0.95 Gaussian(I, sigma 4), x2 around 128 (a cheap stand-in for ROF)
-//   local-norm         128 + 20 (I - mean) / (sd + 4) over a Gaussian of sigma 3: what the library's
-//                      OF_ROBUST_LOCAL_NORM computes
+//   local-norm         the library's own OF_ROBUST_LOCAL_NORM (exposure range matching, then
+//                      128 + 20 (I - mean) / (sd + 4) over a Gaussian of sigma 3), inside of_process
 // Not a test: a study tool, built with the suite so it keeps compiling.
 // Usage: robust_candidates [WxH] [warps iterations]   (default 320x240, 5 x 300)
 #include "oflow.h"
@@ -92,14 +94,6 @@ void prefilter(int mode, Img& img, int w, int h) {
         Img m = img;
         gauss(m, w, h, 4.0f);
         for (size_t k = 0; k < img.size(); ++k) img[k] = 128.0f + 2.0f * (img[k] - 0.95f * m[k]) - 0.05f * 128.0f;
-    } else if (mode == 3) {
-        Img m = img;
-        gauss(m, w, h, 3.0f);
-        Img v(img.size());
-        for (size_t k = 0; k < img.size(); ++k) v[k] = (img[k] - m[k]) * (img[k] - m[k]);
-        gauss(v, w, h, 3.0f);
-        for (size_t k = 0; k < img.size(); ++k)
-            img[k] = 128.0f + 20.0f * (img[k] - m[k]) / (std::sqrt(std::max(v[k], 0.0f)) + 4.0f);
     }
 }
 
@@ -159,7 +153,7 @@ int main(int argc, char** argv) {
             cfg.backend = OF_BACKEND_REFERENCE;
             cfg.warps = warps;
             cfg.iterations = iters;
-            cfg.robust = OF_ROBUST_NONE;
+            cfg.robust = mode == 3 ? OF_ROBUST_LOCAL_NORM : OF_ROBUST_NONE;
             of_context* ctx = nullptr;
             if (of_create(&cfg, &ctx) != OF_OK) {
                 std::fprintf(stderr, "%s\n", of_last_error(nullptr));
