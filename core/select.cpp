@@ -264,7 +264,8 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             if (platform::select_launch(*o.table, algo, prec, areas[0], platform::variant_mask_for(cfg.variant), &lc,
                                         ErrorSink{quiet}) == OF_OK &&
                 platform::to_of_variant(lc.row->variant, &v))
-                o.launch = cuda::LaunchDefaults{true, v, lc.row->block_w, lc.row->block_h, lc.row->rows, lc.row->depth};
+                o.launch = cuda::LaunchDefaults{true,           v,           lc.row->block_w, lc.row->block_h,
+                                                lc.row->rows,   lc.row->depth, lc.row->bound};
         }
 #if OF_HAVE_CUDA
         s = cuda::resolve_tuning(o.cfg, &o.launch, &o.tuning, err);

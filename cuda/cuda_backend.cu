@@ -247,15 +247,12 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
         }
         // The selected variant's iteration kernels must launch the configured block (their
         // __launch_bounds__ and register use set maxThreadsPerBlock); other variants' do not matter.
-        char prefix[32];
-        if (st->tun.variant == OF_VARIANT_MULTI_ITER && st->tun.precision == OF_PRECISION_F16)
-            std::snprintf(prefix, sizeof prefix, "multi_iter_f16x2_r%d", st->tun.rows);
+        char prefix[40];
+        if (st->tun.variant == OF_VARIANT_MULTI_ITER)
+            std::snprintf(prefix, sizeof prefix, "multi_iter_%s_r%d_b%d",
+                          st->tun.precision == OF_PRECISION_F16 ? "f16x2" : "f32", st->tun.rows, st->tun.bound);
         else
-            std::snprintf(prefix, sizeof prefix, "%s",
-                          st->tun.variant == OF_VARIANT_GLOBAL  ? "global_calc"
-                          : st->tun.variant == OF_VARIANT_FUSED ? "fused"
-                          : st->tun.precision == OF_PRECISION_F16 ? "multi_iter_f16x2"
-                                                                  : "multi_iter_f32");
+            std::snprintf(prefix, sizeof prefix, "%s", st->tun.variant == OF_VARIANT_GLOBAL ? "global_calc" : "fused");
         const bool iteration_kernel = std::strncmp(kl.name[i], prefix, std::strlen(prefix)) == 0;
         if (iteration_kernel && st->tun.bw * st->tun.bh > fa.maxThreadsPerBlock)
             return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds the %d threads kernel %s can launch",

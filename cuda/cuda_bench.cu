@@ -80,7 +80,9 @@ __global__ void k_unpack4(DPlane<const float4> src, DPlane<float> a, DPlane<floa
     d.row(y)[x] = v.w;
 }
 
-dim3 grid_of(int w, int h) { return dim3(static_cast<unsigned>((w + 31) / 32), static_cast<unsigned>((h + 7) / 8)); }
+dim3 grid_of(int w, int h) {
+    return dim3(static_cast<unsigned>((w + kPlaneBlockX - 1) / kPlaneBlockX), static_cast<unsigned>((h + kPlaneBlockY - 1) / kPlaneBlockY));
+}
 
 of_status upload(State& st, const float* src, DPlane<float> dst, const ErrorSink& err) {
     OF_CUDA_TRY(cudaMemcpy2DAsync(dst.p, static_cast<std::size_t>(dst.pitch) * 4, src, static_cast<std::size_t>(dst.w) * 4,
@@ -108,7 +110,7 @@ of_status upload_pairs(State& st, const float* a, const float* b, DPlane<T2> dst
     of_status r = upload(st, a, sa, err);
     if (r == OF_OK) r = upload(st, b, sb, err);
     if (r != OF_OK) return r;
-    k_pack<T2><<<grid_of(d.w, d.h), dim3(32, 8), 0, st.stream>>>(as_const(sa), as_const(sb), dst);
+    k_pack<T2><<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(sa), as_const(sb), dst);
     OF_CUDA_LAUNCHED("hook pack launch");
     return OF_OK;
 }
@@ -117,7 +119,7 @@ template <class T2>
 of_status download_pairs(State& st, DPlane<T2> src, float* a, float* b, const ErrorSink& err) {
     const LevelDims d = dims_of(src.w, src.h);
     const DPlane<float> sa = st.scratch(0, d), sb = st.scratch(1, d);
-    k_unpack<T2><<<grid_of(d.w, d.h), dim3(32, 8), 0, st.stream>>>(as_const(src), sa, sb);
+    k_unpack<T2><<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(src), sa, sb);
     OF_CUDA_LAUNCHED("hook unpack launch");
     of_status r = download(st, sa, a, err);
     if (r == OF_OK) r = download(st, sb, b, err);
@@ -148,7 +150,7 @@ of_status warp_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink
     if (s == OF_OK) s = upload(st, r->in[2], sa, err);
     if (s == OF_OK) s = upload(st, r->in[3], sb, err);
     if (s != OF_OK) return s;
-    k_pack4<<<grid_of(d.w, d.h), dim3(32, 8), 0, st.stream>>>(as_const(i1), as_const(sa), as_const(sb),
+    k_pack4<<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(i1), as_const(sa), as_const(sb),
                                                               st.plane<float4>(l.i1g, d));
     OF_CUDA_LAUNCHED("hook pack launch");
     s = upload_pairs(st, r->in[4], r->in[5], st.plane<float2>(l.u[0], d), err);
@@ -246,7 +248,7 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
         // Unpack into the planes free here: scratch(0), scratch(1), pyr(0, 0) and rho_c's.
         const DPlane<float> gx = st.scratch(0, d), gy = st.scratch(1, d), v = st.pyr(0, 0, d);
         const DPlane<float> pad = st.plane<float>(l.rc, d);
-        k_unpack4<<<grid_of(d.w, d.h), dim3(32, 8), 0, s>>>(as_const(g4), v, gx, gy, pad);
+        k_unpack4<<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, s>>>(as_const(g4), v, gx, gy, pad);
         OF_CUDA_LAUNCHED("hook unpack launch");
         res = download(st, gx, r->out[0], err);
         if (res == OF_OK) res = download(st, gy, r->out[1], err);

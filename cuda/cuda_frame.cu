@@ -98,7 +98,7 @@ of_status iterate(State& st, const LevelDims& d, int iterations, int slot, float
                         "fused iteration launch");
         } else {
             const int n = iterations / launches + (k < iterations % launches ? 1 : 0);
-            OF_CUDA_TRY(launch_multi_iteration(a, k, n, n, t.bw, bh, t.rows, t.shared_bytes, st.stream),
+            OF_CUDA_TRY(launch_multi_iteration(a, k, n, n, t.bw, bh, t.rows, t.bound, t.shared_bytes, st.stream),
                         "multi-iteration launch");
         }
         IterArgs<T2> next = a;

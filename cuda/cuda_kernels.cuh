@@ -80,14 +80,15 @@ cudaError_t launch_global_iteration(const IterArgs<T2>& a, int n, int bw, int bh
 template <class T2>
 cudaError_t launch_fused_iteration(const IterArgs<T2>& a, int n, int bw, int bh, std::size_t shared,
                                    cudaStream_t s);
-/// MULTI_ITER: launch `launch` runs `iters` (<= depth) iterations, reading *_in, writing *_out.
+/// MULTI_ITER: launch `launch` runs `iters` (<= depth) iterations, reading *_in, writing *_out,
+/// with the kernel compiled for launch bound `bound` (Tuning::bound, >= 32 x bh).
 template <class T2>
 cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters, int depth, int bw,
-                                   int bh, int rows, std::size_t shared, cudaStream_t s);
+                                   int bh, int rows, int bound, std::size_t shared, cudaStream_t s);
 /// F16: two pixels per half2 (tvl1_multi_f16x2_cuda.cu); F32: tvl1_multi_cuda.cu.
 template <>
 cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>& a, int launch, int iters, int depth, int bw,
-                                            int bh, int rows, std::size_t shared, cudaStream_t s);
+                                            int bh, int rows, int bound, std::size_t shared, cudaStream_t s);
 /// Ping-pong repair after epsilon stopped a warp early (FUSED, MULTI_ITER). The warp's
 /// launches read a.*_in first; after `launches` of them the host expects the result on the
 /// side (launches & 1) (0 = *_in, 1 = *_out). When epsilon stopped the warp after launch
@@ -138,7 +139,7 @@ cudaError_t launch_clamp_range(DPlane<float> f0, DPlane<float> f1, const Exposur
 
 // ---- kernel registry (cuda_backend.cu loads them all at create) ----------------------------
 struct KernelList {
-    static const int kCap = 64;
+    static const int kCap = 96;
     const void* fn[kCap];
     const char* name[kCap];
     int n;

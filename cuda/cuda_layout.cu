@@ -17,6 +17,13 @@ int f16_rows_override() {
     return 0;
 }
 
+// OFLOW_CUDA_MULTI_BOUND: 128, 256 or 512; 0 when unset or any other value.
+int multi_bound_override() {
+    const char* e = std::getenv("OFLOW_CUDA_MULTI_BOUND");
+    if (e && (!std::strcmp(e, "128") || !std::strcmp(e, "256") || !std::strcmp(e, "512"))) return std::atoi(e);
+    return 0;
+}
+
 const std::size_t kSizeMax = std::numeric_limits<std::size_t>::max();
 
 bool mul(std::size_t a, std::size_t b, std::size_t* out) {
@@ -73,17 +80,15 @@ of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, T
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds 1024 threads", t->bw,
                         t->bh);
     t->rows = 1;
+    t->bound = 0;
     t->tile_w = t->region_w = t->bw;
     t->tile_h = t->region_h = t->bh;
-    const std::size_t pair = t->precision == OF_PRECISION_F16 ? 4u : 8u; // sizeof(T2)
-    const std::size_t bw = static_cast<std::size_t>(t->bw), bh = static_cast<std::size_t>(t->bh);
     switch (t->variant) {
     case OF_VARIANT_GLOBAL:
         t->shared_bytes = 0;
         break;
     case OF_VARIANT_FUSED:
-        // new u on the tile + right/bottom halo, p on the tile + a halo of 1 on every side
-        t->shared_bytes = (bw + 1) * (bh + 1) * 8 + 2 * (bw + 2) * (bh + 2) * pair;
+        t->shared_bytes = fused_shared_bytes(t->precision, t->bw, t->bh);
         break;
     case OF_VARIANT_MULTI_ITER:
     default: {
@@ -111,6 +116,17 @@ of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, T
         t->tile_w = t->region_w - 2 * t->depth;
         t->tile_h = t->region_h - 2 * t->depth;
         t->shared_bytes = 0; // two exchanged rows per warp, static shared memory
+        const int threads = t->bw * t->bh;
+        const bool table = defaults && defaults->has && defaults->variant == OF_VARIANT_MULTI_ITER && defaults->bound;
+        t->bound = table && multi_bound_ok(t->precision, defaults->bound, threads) ? defaults->bound
+                                                                                 : multi_default_bound(t->precision);
+        if (const int forced = multi_bound_override()) {
+            if (!multi_bound_ok(t->precision, forced, threads))
+                return err.fail(OF_ERR_INVALID_ARGUMENT,
+                                "tuning: OFLOW_CUDA_MULTI_BOUND=%d cannot launch a MULTI_ITER %s block of %d threads",
+                                forced, t->precision == OF_PRECISION_F16 ? "F16x2" : "F32", t->bw * t->bh);
+            t->bound = forced;
+        }
         break;
     }
     }

@@ -29,12 +29,19 @@ const int kTexBlocks = 64;
 /// leaving room for the kernels' static shared memory (reductions).
 const std::size_t kMaxDynamicShared = 48 * 1024 - 1024;
 
+/// Thread blocks of the fixed-shape kernels: kPlaneBlockX x kPlaneBlockY for one thread per
+/// pixel (conversion, pyramid, warp, robust stages, output, the ping-pong repair), and
+/// kReduceThreads for the histogram and texture reductions; each such kernel is declared with
+/// __launch_bounds__ of that many threads. The Jetson resource check
+/// (tests/tools/jetson_resources.cpp) reads the same constants.
+const int kPlaneBlockX = 32, kPlaneBlockY = 8;
+const int kReduceThreads = 256;
+
 /// MULTI_ITER launch shape (tvl1_multi_cuda.cu): 32 lanes = 32 columns, kMultiRows* rows per
-/// thread, block_height warps (at most kMultiMaxWarps). Two 256-thread blocks per SM (128
-/// registers): F32 spills 48 bytes at 8 rows and is still the fastest measured (H200, 2048^2:
-/// 8 rows 2.73x GLOBAL F32, 6 rows 2.48x, 4 rows 2.23x). F16x2 (two pixels per lane, 64-column
-/// regions; H200, 4096^2, 8 warps): 6 rows depth 7 5.34x, depth 5 5.18x; 4 rows depth 4 4.76x;
-/// 8 rows depth 6 3.90x (spills); 16 warps x 4 rows depth 5 4.03x (one block per SM).
+/// thread, block_height warps (at most kMultiMaxWarps). F32 (H200, 2048^2, 8 warps, 128
+/// registers): 8 rows 2.73x GLOBAL F32, 6 rows 2.48x, 4 rows 2.23x. F16x2 (two pixels per lane,
+/// 64-column regions; H200, 4096^2, 8 warps, 128 registers): 6 rows depth 7 5.34x, depth 5
+/// 5.18x; 4 rows depth 4 4.76x; 8 rows depth 6 3.90x (spills); 16 warps x 4 rows depth 5 4.03x.
 /// Depth is the most iterations per launch: a level's iterations are spread evenly over the
 /// fewest launches (cuda_frame.cu).
 const int kMultiRowsF32 = 8;
@@ -42,10 +49,33 @@ const int kMultiRowsF16 = 6;
 const int kMultiDepthF32 = 4;
 const int kMultiDepthF16 = 7;
 inline int multi_region_w(of_precision p) { return p == OF_PRECISION_F16 ? 64 : 32; }
-const int kMultiMaxWarps = 8;     // F32: 256 threads, two blocks per SM
-const int kMultiMaxWarpsF16 = 16; // F16x2: 512 threads (128 registers each, one block per SM)
+const int kMultiMaxWarps = 8;     // F32: 256 threads
+const int kMultiMaxWarpsF16 = 16; // F16x2: 512 threads
 inline int multi_rows(of_precision p) { return p == OF_PRECISION_F16 ? kMultiRowsF16 : kMultiRowsF32; }
 inline int multi_max_warps(of_precision p) { return p == OF_PRECISION_F16 ? kMultiMaxWarpsF16 : kMultiMaxWarps; }
+
+/// Launch bound of the MULTI_ITER kernels: each rows count is compiled once per bound B in
+/// {128, 256, 512} threads (F32: 128 and 256), as __launch_bounds__(B, F32 ? 2 : 1); a context
+/// uses one (Tuning::bound), which must hold its block. ptxas gives each thread
+/// min(255, 65536 / (B x min blocks), registers per block / B) registers:
+///
+///   bound  F32 (min 2 blocks)   F16x2 (min 1 block)    registers per thread
+///   128    255                  255                    every board
+///   256    128                  255 (Nano/TX2: 128)    32768 registers per block on Nano/TX2
+///   512    -                    128 (Nano/TX2: 64)
+///
+/// Compiled (docs/jetson-resources.md): F32 8 rows needs about 160-210 registers; F16x2 4 rows
+/// about 155, 6 rows 237, 8 rows 255. So a small bound buys registers instead of spilling, and
+/// costs occupancy. On an H100 occupancy wins (4096^2, ratio to GLOBAL F32, docs/cuda-
+/// performance.md: F16x2 6 rows 32x8 depth 7 7.43x at 512 (128 registers) vs 5.31x at 256 (231);
+/// F32 32x4 depth 6 3.12x at 256 (40-byte spill) vs 2.33x at 128), so the default is the widest bound, F32 256 and
+/// F16x2 512 (multi_default_bound); the Jetson tables name smaller ones per <launch> row
+/// (`bound`) so that nothing they select spills (tests/tools/jetson_resources.cpp checks it).
+inline int multi_default_bound(of_precision p) { return p == OF_PRECISION_F16 ? 512 : 256; }
+/// A bound the kernels are compiled for, holding `threads` threads.
+inline bool multi_bound_ok(of_precision p, int bound, int threads) {
+    return (bound == 128 || bound == 256 || (bound == 512 && p == OF_PRECISION_F16)) && threads <= bound;
+}
 
 /// Device-side control block (at DevLayout::ctrl).
 struct Ctrl {
@@ -65,6 +95,14 @@ struct Ctrl {
     ExposureMatch exposure;
 };
 
+/// Dynamic shared memory of a FUSED block of bw x bh threads: new u on the tile plus its right
+/// and bottom halo (float2), p1 and p2 on the tile plus a halo of 1 on every side (T2).
+inline std::size_t fused_shared_bytes(of_precision p, int bw, int bh) {
+    const std::size_t pair = p == OF_PRECISION_F16 ? 4u : 8u; // sizeof(T2)
+    const std::size_t w = static_cast<std::size_t>(bw), h = static_cast<std::size_t>(bh);
+    return (w + 1) * (h + 1) * 8 + 2 * (w + 2) * (h + 2) * pair;
+}
+
 /// Variant and launch shape of the inner iterations.
 struct Tuning {
     of_variant variant;       // GLOBAL, FUSED or MULTI_ITER (never AUTO)
@@ -72,6 +110,7 @@ struct Tuning {
     int bw, bh;               // thread block of the iteration kernels
     int depth;                // iterations per launch: fused_depth for MULTI_ITER, else 1
     int rows;                 // MULTI_ITER rows per thread (F32: 8; F16x2: 4, 6 or 8), else 1
+    int bound;                // MULTI_ITER launch bound (128, 256 or 512; see multi_default_bound), else 0
     int tile_w, tile_h;       // output pixels per block (MULTI_ITER: 32 - 2 depth, bh*rows - 2 depth)
     int region_w, region_h;   // pixels a block computes (tile + halo), for the redundancy model
     std::size_t shared_bytes; // dynamic shared memory per block of the iteration kernel
@@ -87,6 +126,7 @@ struct LaunchDefaults {
     int bw, bh;         // thread block
     int rows;           // MULTI_ITER rows per thread (F32 8; F16x2 4, 6 or 8); else 1
     int depth;          // MULTI_ITER iterations per launch; else 1
+    int bound;          // MULTI_ITER launch bound the row names; 0 = multi_default_bound
 };
 
 /// The launch shape before resolve_tuning's checks: each of variant, block, depth and rows from
@@ -109,7 +149,10 @@ inline void default_shape(const of_config& cfg, const LaunchDefaults* d, Tuning*
 
 /// default_shape, then OFLOW_CUDA_F16_ROWS (4, 6 or 8: a tuning knob for oflow-bench and
 /// oflow-tune, read at plan time; it wins over the table) and the checks of the launch shape
-/// (threads, shared memory, depth vs block, MULTI_ITER rows). defaults may be NULL.
+/// (threads, shared memory, depth vs block, MULTI_ITER rows), and the MULTI_ITER launch bound:
+/// the table row's bound when the row gave the block and the bound holds it, else
+/// multi_default_bound; OFLOW_CUDA_MULTI_BOUND (128, 256 or 512, holding the block) wins: a knob
+/// for oflow-bench, to time one shape at two bounds in one run. defaults may be NULL.
 of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
 
 /// "cuda-global-f32", "cuda-fused-f16x2", "cuda-multi-iter-f32", ...

@@ -11,7 +11,7 @@ namespace oflow {
 namespace cuda {
 namespace {
 
-const int kBX = 32, kBY = 8;
+const int kBX = kPlaneBlockX, kBY = kPlaneBlockY;
 
 dim3 grid_for(int w, int h) {
     return dim3(static_cast<unsigned>((w + kBX - 1) / kBX), static_cast<unsigned>((h + kBY - 1) / kBY));
@@ -24,7 +24,7 @@ __device__ __forceinline__ bool pixel(int w, int h, int* x, int* y) {
 }
 
 template <int kFmt>
-__global__ void __launch_bounds__(256) k_convert(const unsigned char* src, std::size_t stride,
+__global__ void __launch_bounds__(kBX * kBY) k_convert(const unsigned char* src, std::size_t stride,
                                                  DPlane<float> dst) {
     int x, y;
     if (!pixel(dst.w, dst.h, &x, &y)) return;
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(256) k_convert(const unsigned char* src, std::
     dst.row(y)[x] = v;
 }
 
-__global__ void __launch_bounds__(256) k_nonfinite(const unsigned char* src, std::size_t stride,
+__global__ void __launch_bounds__(kBX * kBY) k_nonfinite(const unsigned char* src, std::size_t stride,
                                                    int w, int h, int* flag, int bit) {
     int x, y;
     if (!pixel(w, h, &x, &y)) return;
@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(256) k_nonfinite(const unsigned char* src, std
     if (!isfinite(v)) atomicOr(flag, bit);
 }
 
-__global__ void __launch_bounds__(256) k_blur_h(DPlane<const float> src, DPlane<float> dst,
+__global__ void __launch_bounds__(kBX * kBY) k_blur_h(DPlane<const float> src, DPlane<float> dst,
                                                 Gaussian1D g) {
     int x, y;
     if (!pixel(dst.w, dst.h, &x, &y)) return;
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(256) k_blur_h(DPlane<const float> src, DPlane<
     dst.row(y)[x] = acc;
 }
 
-__global__ void __launch_bounds__(256) k_blur_v(DPlane<const float> src, DPlane<float> dst,
+__global__ void __launch_bounds__(kBX * kBY) k_blur_v(DPlane<const float> src, DPlane<float> dst,
                                                 Gaussian1D g) {
     int x, y;
     if (!pixel(dst.w, dst.h, &x, &y)) return;
@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(256) k_blur_v(DPlane<const float> src, DPlane<
 // i = 1..r; its interior and border branches compute the same sums), kept in a float as the
 // two-pass version stores it; the vertical pass is blur_v_ref's over those values, so the
 // result equals the two passes bit for bit (no contraction in this file).
-__global__ void __launch_bounds__(256) k_blur(DPlane<const float> src, DPlane<float> dst, Gaussian1D g,
+__global__ void __launch_bounds__(kBX * kBY) k_blur(DPlane<const float> src, DPlane<float> dst, Gaussian1D g,
                                               int rows) {
     extern __shared__ float sm[];
     const int r = g.radius, w = src.w, h = src.h;
@@ -156,7 +156,7 @@ __device__ __forceinline__ float lerp2(float a0, float a1, float b0, float b1, c
     return a + t.fy * (b - a);
 }
 
-__global__ void __launch_bounds__(256) k_resample(DPlane<const float> src, DPlane<float> dst) {
+__global__ void __launch_bounds__(kBX * kBY) k_resample(DPlane<const float> src, DPlane<float> dst) {
     int x, y;
     if (!pixel(dst.w, dst.h, &x, &y)) return;
     const float sx = static_cast<float>(src.w) / static_cast<float>(dst.w);
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(256) k_resample(DPlane<const float> src, DPlan
     dst.row(y)[x] = lerp2(r0[t.x0], r0[t.x1], r1[t.x0], r1[t.x1], t);
 }
 
-__global__ void __launch_bounds__(256) k_upsample_flow(DPlane<const float2> src, DPlane<float2> dst,
+__global__ void __launch_bounds__(kBX * kBY) k_upsample_flow(DPlane<const float2> src, DPlane<float2> dst,
                                                        float mx, float my) {
     int x, y;
     if (!pixel(dst.w, dst.h, &x, &y)) return;
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(256) k_upsample_flow(DPlane<const float2> src,
 
 // Gradient of I1 interleaved with I1 itself, (I1, I1x, I1y, 0) per pixel: the warp reads one
 // 16-byte element per bicubic tap.
-__global__ void __launch_bounds__(256) k_gradient(DPlane<const float> src, DPlane<float4> dst) {
+__global__ void __launch_bounds__(kBX * kBY) k_gradient(DPlane<const float> src, DPlane<float4> dst) {
     int x, y;
     if (!pixel(src.w, src.h, &x, &y)) return;
     const int w = src.w, h = src.h;
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(256) k_gradient(DPlane<const float> src, DPlan
     dst.row(y)[x] = make_float4(c[x], gx, gy, 0.0f);
 }
 
-__global__ void __launch_bounds__(256) k_write_planar(DPlane<const float2> src, float* u, float* v,
+__global__ void __launch_bounds__(kBX * kBY) k_write_planar(DPlane<const float2> src, float* u, float* v,
                                                       std::size_t stride) {
     int x, y;
     if (!pixel(src.w, src.h, &x, &y)) return;
@@ -244,7 +244,7 @@ std::size_t blur_shared_bytes(int radius, int rows) {
 cudaError_t launch_blur(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s) {
     const int rows = blur_rows(g.radius);
     const dim3 grid(static_cast<unsigned>((dst.w + 31) / 32), static_cast<unsigned>((dst.h + rows - 1) / rows));
-    k_blur<<<grid, dim3(32, 8), blur_shared_bytes(g.radius, rows), s>>>(src, dst, g, rows);
+    k_blur<<<grid, dim3(kBX, kBY), blur_shared_bytes(g.radius, rows), s>>>(src, dst, g, rows);
     return cudaGetLastError();
 }
 

@@ -26,9 +26,9 @@ namespace oflow {
 namespace cuda {
 namespace {
 
-const int kBX = 32, kBY = 8;
-const int kTexThreads = 256;
-const int kHistThreads = 256;
+const int kBX = kPlaneBlockX, kBY = kPlaneBlockY;
+const int kTexThreads = kReduceThreads;
+const int kHistThreads = kReduceThreads;
 
 dim3 grid_for(int w, int h) {
     return dim3(static_cast<unsigned>((w + kBX - 1) / kBX), static_cast<unsigned>((h + kBY - 1) / kBY));
@@ -40,7 +40,7 @@ __device__ __forceinline__ bool pixel(int w, int h, int* x, int* y) {
     return *x < w && *y < h;
 }
 
-__global__ void __launch_bounds__(256) k_robust_sq(DPlane<const float> src, DPlane<const float> mean,
+__global__ void __launch_bounds__(kBX * kBY) k_robust_sq(DPlane<const float> src, DPlane<const float> mean,
                                                    DPlane<float> sq) {
     int x, y;
     if (!pixel(src.w, src.h, &x, &y)) return;
@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(256) k_robust_sq(DPlane<const float> src, DPla
 }
 
 // dst may be src: each thread reads its own pixel before it writes it.
-__global__ void __launch_bounds__(256) k_robust_combine(DPlane<const float> src, DPlane<const float> mean,
+__global__ void __launch_bounds__(kBX * kBY) k_robust_combine(DPlane<const float> src, DPlane<const float> mean,
                                                         DPlane<const float> var, DPlane<float> dst, float mid,
                                                         float gain, float floor_) {
     int x, y;
@@ -108,7 +108,7 @@ __device__ __forceinline__ void order(float& a, float& b) {
 // element; fully unrolled, so the windows stay in registers (9: 30 compare-exchanges per
 // component, 25: 234).
 template <int R>
-__global__ void __launch_bounds__(256) k_median_flow(DPlane<const float2> src, DPlane<float2> dst) {
+__global__ void __launch_bounds__(kBX * kBY) k_median_flow(DPlane<const float2> src, DPlane<float2> dst) {
     const int kN = (2 * R + 1) * (2 * R + 1);
     int x, y;
     if (!pixel(src.w, src.h, &x, &y)) return;
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(256) k_median_flow(DPlane<const float2> src, D
 // The end of level `level`, in place: zero above the coarsest level solved (*top when top is
 // not null, else top_host), else on levels above 0 x + u1 into [-m, w - 1 + m] and y + u2 into
 // [-m, h - 1 + m] (bound_flow: fmin(fmax(u, lo), hi)).
-__global__ void __launch_bounds__(256) k_finish_level(DPlane<float2> u, int level, const int* top, int top_host,
+__global__ void __launch_bounds__(kBX * kBY) k_finish_level(DPlane<float2> u, int level, const int* top, int top_host,
                                                       float m) {
     int x, y;
     if (!pixel(u.w, u.h, &x, &y)) return;
@@ -180,7 +180,7 @@ __global__ void k_exposure_match(const unsigned int* hist, unsigned long long n,
 
 // Frame blockIdx.z (f0 or f1) clamped in place to [m->lo[z], m->hi[z]] (clamp_range_ref:
 // fmin(fmax(v, lo), hi)); nothing when the match is not active.
-__global__ void __launch_bounds__(256) k_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m) {
+__global__ void __launch_bounds__(kBX * kBY) k_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m) {
     if (!m->active) return;
     int x, y;
     const int f = static_cast<int>(blockIdx.z);

@@ -5,6 +5,7 @@
 //
 // Also here: the ping-pong repair kernel the FUSED and MULTI_ITER variants use after an
 // epsilon stop.
+#include "cuda/cuda_layout.hpp"
 #include "cuda/tvl1_iter.cuh"
 
 namespace oflow {
@@ -50,7 +51,7 @@ __global__ void __launch_bounds__(1024) k_global_calc_p(IterArgs<T2> a, int n) {
 }
 
 template <class T2>
-__global__ void __launch_bounds__(256) k_pingpong_fixup(IterArgs<T2> a, int launches) {
+__global__ void __launch_bounds__(kPlaneBlockX * kPlaneBlockY) k_pingpong_fixup(IterArgs<T2> a, int launches) {
     const int st = *a.eps.stop;
     const int ran = st < launches ? st + 1 : launches;
     if ((ran & 1) == (launches & 1)) return;
@@ -87,7 +88,7 @@ cudaError_t launch_global_iteration(const IterArgs<T2>& a, int n, int bw, int bh
 
 template <class T2>
 cudaError_t launch_pingpong_fixup(const IterArgs<T2>& a, int launches, cudaStream_t s) {
-    k_pingpong_fixup<T2><<<grid_for(a.w, a.h, 32, 8), dim3(32, 8), 0, s>>>(a, launches);
+    k_pingpong_fixup<T2><<<grid_for(a.w, a.h, kPlaneBlockX, kPlaneBlockY), dim3(kPlaneBlockX, kPlaneBlockY), 0, s>>>(a, launches);
     return cudaGetLastError();
 }
 

@@ -25,8 +25,11 @@
 // at launch granularity: up to P-1 iterations after the reference would have stopped.
 //
 // Resources: registers only for the state (R x (2 + 2 pairs + 4 constants) values per thread),
-// 2 x 8 x 32 pairs of static shared memory; __launch_bounds__(256, 2) caps registers at 128,
-// which also keeps it launchable with 32768 registers per block (Nano/TX2).
+// 2 x 8 x 32 pairs of static shared memory. Compiled twice (cuda_layout.hpp multi_bound):
+// __launch_bounds__(128, 2) gives up to 255 registers, and 8 rows need about 210, so blocks of
+// up to 4 warps (the Jetson tables' choice) do not spill; __launch_bounds__(256, 2) caps them
+// at 128 (also what 32768 registers per block allow 256 threads on Nano/TX2): 8 warps, with a
+// spill of 48-72 bytes per thread, still the fastest shape on an H200.
 #include "cuda/cuda_layout.hpp"
 #include "cuda/tvl1_iter.cuh"
 
@@ -180,10 +183,9 @@ __device__ __forceinline__ void multi_body(const IterArgs<T2>& a, int launch, in
     if (a.eps.stop != nullptr) epsilon_step(err, a.eps, launch);
 }
 
-// Two 256-thread blocks per SM (<= 128 registers): the row counts of cuda_layout.hpp are
-// chosen so that neither precision spills.
-template <class T2, int R>
-__global__ void __launch_bounds__(256, 2) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
+// Launch bound B = 128 or 256 threads, two blocks per SM (header comment).
+template <class T2, int R, int B>
+__global__ void __launch_bounds__(B, 2) k_multi(IterArgs<T2> a, int launch, int iters, int depth) {
     if (stopped_before(a.eps, launch)) return;
     const int nw = static_cast<int>(blockDim.y);
     const int tw = 32 - 2 * depth, th = nw * R - 2 * depth;
@@ -202,20 +204,26 @@ __global__ void __launch_bounds__(256, 2) k_multi(IterArgs<T2> a, int launch, in
 
 template <class T2>
 cudaError_t launch_multi_iteration(const IterArgs<T2>& a, int launch, int iters, int depth, int bw, int bh,
-                                   int rows, std::size_t shared, cudaStream_t s) {
+                                   int rows, int bound, std::size_t shared, cudaStream_t s) {
     (void)bw; // always 32: one lane per column
     if (rows != Rows<T2>::value) return cudaErrorInvalidValue; // resolve_tuning: F32 holds 8 rows
     const int tw = 32 - 2 * depth, th = bh * rows - 2 * depth;
     const dim3 g(static_cast<unsigned>((a.w + tw - 1) / tw), static_cast<unsigned>((a.h + th - 1) / th));
-    k_multi<T2, Rows<T2>::value><<<g, dim3(32u, static_cast<unsigned>(bh)), shared, s>>>(a, launch, iters, depth);
+    const dim3 b(32u, static_cast<unsigned>(bh));
+    switch (bound) {
+    case 128: k_multi<T2, Rows<T2>::value, 128><<<g, b, shared, s>>>(a, launch, iters, depth); break;
+    case 256: k_multi<T2, Rows<T2>::value, 256><<<g, b, shared, s>>>(a, launch, iters, depth); break;
+    default: return cudaErrorInvalidValue; // resolve_tuning: F32 bounds are 128 and 256
+    }
     return cudaGetLastError();
 }
 
-template cudaError_t launch_multi_iteration<float2>(const IterArgs<float2>&, int, int, int, int, int, int,
+template cudaError_t launch_multi_iteration<float2>(const IterArgs<float2>&, int, int, int, int, int, int, int,
                                                     std::size_t, cudaStream_t);
 
 void list_multi_kernels(KernelList* l) {
-    l->add(reinterpret_cast<const void*>(&k_multi<float2, Rows<float2>::value>), "multi_iter_f32");
+    l->add(reinterpret_cast<const void*>(&k_multi<float2, Rows<float2>::value, 128>), "multi_iter_f32_r8_b128");
+    l->add(reinterpret_cast<const void*>(&k_multi<float2, Rows<float2>::value, 256>), "multi_iter_f32_r8_b256");
 }
 
 } // namespace cuda

@@ -18,7 +18,11 @@
 // g = (ix, iy) as half2 per pixel.
 //
 // Rows per thread (4, 6 or 8: Tuning::rows) and warps per block (1..16) are launch parameters;
-// at 128 registers every row held costs 14 half2 registers.
+// every row held costs 14 half2 registers. Each rows count is compiled per launch bound
+// (cuda_layout.hpp multi_bound: 128, 256, 512 threads, one block per SM): 4 rows need about
+// 155 registers, 6 rows 237, 8 rows 255, so a bound that leaves 128 (512 threads; 256 threads
+// on Nano/TX2, 32768 registers per block) spills 6 and 8 rows, and 64 (512 threads on
+// Nano/TX2) spills every rows count.
 //
 // Border rules go by global coordinate: per-half masks for the columns (pixel x = 0: no p(x-1);
 // x = w-1: no x difference), per-row tests for y. Interior blocks (the region inside the image
@@ -330,9 +334,9 @@ __device__ __forceinline__ void body(const IterArgs<__half2>& a, int launch, int
 
 #endif // __CUDA_ARCH__ >= 530
 
-// 512 threads x 1 block or 256 x 2 per SM: either way 128 registers per thread.
-template <int kRows>
-__global__ void __launch_bounds__(512, 1) k_multi_f16x2(IterArgs<__half2> a, int launch, int iters, int depth) {
+// Launch bound B = 128, 256 or 512 threads, one block per SM (header comment).
+template <int kRows, int B>
+__global__ void __launch_bounds__(B, 1) k_multi_f16x2(IterArgs<__half2> a, int launch, int iters, int depth) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
     if (stopped_before(a.eps, launch)) return;
     const int nw = static_cast<int>(blockDim.y);
@@ -357,24 +361,29 @@ __global__ void __launch_bounds__(512, 1) k_multi_f16x2(IterArgs<__half2> a, int
 
 template <>
 cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>& a, int launch, int iters, int depth, int bw,
-                                            int bh, int rows, std::size_t shared, cudaStream_t s) {
+                                            int bh, int rows, int bound, std::size_t shared, cudaStream_t s) {
     (void)bw; // 32 lanes = 64 columns
     const int tw = kRegion - 2 * depth, th = bh * rows - 2 * depth;
     const dim3 g(static_cast<unsigned>((a.w + tw - 1) / tw), static_cast<unsigned>((a.h + th - 1) / th));
     const dim3 b(32u, static_cast<unsigned>(bh));
-    switch (rows) {
-    case 4: k_multi_f16x2<4><<<g, b, shared, s>>>(a, launch, iters, depth); break;
-    case 6: k_multi_f16x2<6><<<g, b, shared, s>>>(a, launch, iters, depth); break;
-    case 8: k_multi_f16x2<8><<<g, b, shared, s>>>(a, launch, iters, depth); break;
-    default: return cudaErrorInvalidValue; // resolve_tuning admits 4, 6 and 8 only
+#define OF_F16X2_CASE(R, B)                                                                                    \
+    case R * 1000 + B: k_multi_f16x2<R, B><<<g, b, shared, s>>>(a, launch, iters, depth); break;
+    switch (rows * 1000 + bound) { // resolve_tuning admits rows 4, 6, 8 and bounds 128, 256, 512 only
+    OF_F16X2_CASE(4, 128) OF_F16X2_CASE(4, 256) OF_F16X2_CASE(4, 512)
+    OF_F16X2_CASE(6, 128) OF_F16X2_CASE(6, 256) OF_F16X2_CASE(6, 512)
+    OF_F16X2_CASE(8, 128) OF_F16X2_CASE(8, 256) OF_F16X2_CASE(8, 512)
+    default: return cudaErrorInvalidValue;
     }
+#undef OF_F16X2_CASE
     return cudaGetLastError();
 }
 
 void list_multi_f16x2_kernels(KernelList* l) {
-    l->add(reinterpret_cast<const void*>(&k_multi_f16x2<4>), "multi_iter_f16x2_r4");
-    l->add(reinterpret_cast<const void*>(&k_multi_f16x2<6>), "multi_iter_f16x2_r6");
-    l->add(reinterpret_cast<const void*>(&k_multi_f16x2<8>), "multi_iter_f16x2_r8");
+#define OF_F16X2_LIST(R, B) l->add(reinterpret_cast<const void*>(&k_multi_f16x2<R, B>), "multi_iter_f16x2_r" #R "_b" #B);
+    OF_F16X2_LIST(4, 128) OF_F16X2_LIST(4, 256) OF_F16X2_LIST(4, 512)
+    OF_F16X2_LIST(6, 128) OF_F16X2_LIST(6, 256) OF_F16X2_LIST(6, 512)
+    OF_F16X2_LIST(8, 128) OF_F16X2_LIST(8, 256) OF_F16X2_LIST(8, 512)
+#undef OF_F16X2_LIST
 }
 
 } // namespace cuda

@@ -5,12 +5,13 @@
 // With F16 storage rho_c is formed from the stored (rounded) g, so that rho(u0) = I1w - I0
 // exactly as the iterations see it. I1w itself is not stored (nothing reads it).
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_layout.hpp"
 
 namespace oflow {
 namespace cuda {
 namespace {
 
-const int kBX = 32, kBY = 8;
+const int kBX = kPlaneBlockX, kBY = kPlaneBlockY;
 
 __device__ __forceinline__ void cubic_weights(float t, float w[4]) {
     w[0] = ((-0.5f * t + 1.0f) * t - 0.5f) * t;
@@ -20,7 +21,7 @@ __device__ __forceinline__ void cubic_weights(float t, float w[4]) {
 }
 
 template <class T2>
-__global__ void __launch_bounds__(256) k_warp(WarpArgs<T2> a) {
+__global__ void __launch_bounds__(kBX * kBY) k_warp(WarpArgs<T2> a) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     const int w = a.i1g.w, h = a.i1g.h;

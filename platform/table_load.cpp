@@ -50,7 +50,7 @@ const char* const kCrossoverAttrs[] = {"area", "per_level", "source", nullptr};
 const char* const kPathAttrs[] = {"kind", "arith", "ns_per_it_px", "warn", "fail", "frame_us", "frame_ns_per_px",
                                   "launch_us", "level_us", "source", nullptr};
 const char* const kLaunchAttrs[] = {"variant", "bucket", "rank", "block_w", "block_h", "rows",
-                                    "grid", "depth", "source", nullptr};
+                                    "grid", "depth", "bound", "source", nullptr};
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -369,6 +369,8 @@ of_status Parser::launch(const XMLElement* e, of_precision p, LaunchRow* l) {
     if (s == OF_OK) s = whole_int(e, "rows", 1, 16, &l->rows);
     if (s == OF_OK) s = whole_int(e, "grid", 0, 65535, &l->grid);
     if (s == OF_OK) s = whole_int(e, "depth", 1, 16, &l->depth);
+    l->bound = 0;
+    if (s == OF_OK && e->Attribute("bound")) s = whole_int(e, "bound", 128, 512, &l->bound);
     if (s == OF_OK) s = text_field(e, "source", kMaxSource, &l->source);
     if (s != OF_OK) return s;
     l->variant = static_cast<Variant>(variant);
@@ -386,6 +388,9 @@ of_status Parser::launch(const XMLElement* e, of_precision p, LaunchRow* l) {
     switch (l->variant) {
     case kVariantGlobal:
     case kVariantFused:
+        if (l->bound != 0)
+            return fail(attr_line(e, "bound"), "<launch> %s bound=\"%d\": only multi_iter rows name a launch bound",
+                        vn, l->bound);
         if (l->rows != 1 || l->depth != 1 || l->grid != 0)
             return fail(line, "<launch> %s: rows, depth must be 1 and grid 0 (one iteration per launch, "
                               "one block per tile), not rows=%d depth=%d grid=%d",
@@ -411,6 +416,11 @@ of_status Parser::launch(const XMLElement* e, of_precision p, LaunchRow* l) {
                         "<launch> multi_iter depth=\"%d\": the %dx%d region has no output pixels (each side "
                         "must exceed 2 x depth)",
                         l->depth, region_w, region_h);
+        if (l->bound != 0 && !cuda::multi_bound_ok(p, l->bound, threads))
+            return fail(attr_line(e, "bound"),
+                        "<launch> multi_iter bound=\"%d\": %s kernels are compiled for bounds %s, at least the "
+                        "block's %d threads",
+                        l->bound, precision_name(p), f16 ? "128, 256 or 512" : "128 or 256", threads);
         if (threads * kMultiIterRegistersPerThread > out_->board.regs_per_block)
             return fail(line,
                         "<launch> multi_iter block %dx%d: %d threads x %d registers exceed the board's %d "

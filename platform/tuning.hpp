@@ -90,6 +90,8 @@ struct LaunchRow {
     int rows;            // rows per thread (MULTI_ITER: F32 8, F16x2 4/6/8; else 1)
     int grid;            // blocks: 0 = one per output tile (covers the frame); > 0 fixed (pipeline)
     int depth;           // iterations per launch (fused_depth; 1 for GLOBAL and FUSED)
+    int bound;           // MULTI_ITER launch bound, threads (128, 256, 512; cuda/cuda_layout.hpp);
+                         // 0 = not given: cuda::multi_default_bound
     const char* source;
     int line;
 };

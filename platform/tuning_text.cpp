@@ -171,9 +171,9 @@ std::size_t format_board(const BoardTable& t, char* buf, std::size_t cap) {
         }
         for (int k = 0; k < r.launch_count; ++k) {
             const LaunchRow& l = r.launches[k];
-            o.add("launch %s %s %s %s line=%d rank=%d block=%dx%d rows=%d grid=%d depth=%d source=", an,
+            o.add("launch %s %s %s %s line=%d rank=%d block=%dx%d rows=%d grid=%d depth=%d bound=%d source=", an,
                   pn, variant_name(l.variant), bucket_name(l.bucket), l.line, l.rank, l.block_w,
-                  l.block_h, l.rows, l.grid, l.depth);
+                  l.block_h, l.rows, l.grid, l.depth, l.bound);
             o.quoted(l.source);
             o.add("\n");
         }

@@ -117,8 +117,8 @@ void emit_board(std::string& o, const BoardTable& t) {
         o += b;
         for (int i = 0; i < row.launch_count; ++i) {
             const LaunchRow& l = row.launches[i];
-            std::snprintf(b, sizeof b, "    {%s, %s, %d, %d, %d, %d, %d, %d, ", variant_enum(l.variant),
-                          bucket_enum(l.bucket), l.rank, l.block_w, l.block_h, l.rows, l.grid, l.depth);
+            std::snprintf(b, sizeof b, "    {%s, %s, %d, %d, %d, %d, %d, %d, %d, ", variant_enum(l.variant),
+                          bucket_enum(l.bucket), l.rank, l.block_w, l.block_h, l.rows, l.grid, l.depth, l.bound);
             o += b;
             o += literal(l.source);
             o += ", " + std::to_string(l.line) + "},\n";

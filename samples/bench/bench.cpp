@@ -14,7 +14,9 @@
 //      and the host<->device copy time of the two frames and of the flow on their own.
 //
 // Usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
-//                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS] ...] (launch shapes at N x N only)
+//                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS[,BOUND]] ...] (launch shapes at N x N
+//                    only; BOUND: the MULTI_ITER launch bound, OFLOW_CUDA_MULTI_BOUND, to time one shape
+//                    compiled for two bounds in one run)
 //                    [--budget MS[,MS...] [--warps N] [--budget-case CASE] [--budget-levels N]]
 //                    (time_budget_ms at 1920x1080: ms/frame, warps x iterations, EPE, GLOBAL F32 beside)
 //                    [--exposure] (the cost of the illumination-robust preprocessing and of the median
@@ -370,7 +372,8 @@ CopyRow copy_times(int w, int h, int reps) {
 }
 
 // --shapes N --shape ...: GLOBAL F32 and each named MULTI_ITER/FUSED/GLOBAL launch shape at N x N,
-// for kernel work (one run, ratios to the same baseline). F16ROWS sets OFLOW_CUDA_F16_ROWS.
+// for kernel work (one run, ratios to the same baseline). F16ROWS sets OFLOW_CUDA_F16_ROWS, BOUND
+// OFLOW_CUDA_MULTI_BOUND (cuda/cuda_layout.hpp multi_bound).
 int run_shapes(const Opts& o, double copy_gbps) {
     const int n = o.shapes_at, iters = 20, runs = 21;
     std::vector<float> i0, i1;
@@ -381,16 +384,23 @@ int run_shapes(const Opts& o, double copy_gbps) {
     print_inner(b);
     for (const std::string& sh : o.shapes) {
         char v[16] = {0}, p[8] = {0};
-        unsigned bh = 0, depth = 0, rows = 0;
-        const int got = std::sscanf(sh.c_str(), "%15[a-z],%7[a-z0-9],%u,%u,%u", v, p, &bh, &depth, &rows);
+        unsigned bh = 0, depth = 0, rows = 0, bound = 0;
+        const int got = std::sscanf(sh.c_str(), "%15[a-z],%7[a-z0-9],%u,%u,%u,%u", v, p, &bh, &depth, &rows, &bound);
         if (got < 4) {
-            std::fprintf(stderr, "oflow-bench: bad --shape '%s' (VARIANT,PREC,BH,DEPTH[,F16ROWS])\n", sh.c_str());
+            std::fprintf(stderr, "oflow-bench: bad --shape '%s' (VARIANT,PREC,BH,DEPTH[,F16ROWS[,BOUND]])\n", sh.c_str());
             return 2;
+        }
+        if (got == 6) {
+            char bs[16];
+            std::snprintf(bs, sizeof bs, "%u", bound);
+            setenv("OFLOW_CUDA_MULTI_BOUND", bs, 1);
+        } else {
+            unsetenv("OFLOW_CUDA_MULTI_BOUND");
         }
         const of_variant var = !std::strcmp(v, "global") ? OF_VARIANT_GLOBAL
                                : !std::strcmp(v, "fused") ? OF_VARIANT_FUSED : OF_VARIANT_MULTI_ITER;
         const of_precision pr = !std::strcmp(p, "f16") ? OF_PRECISION_F16 : OF_PRECISION_F32;
-        if (got == 5) {
+        if (got >= 5) {
             char r[8];
             std::snprintf(r, sizeof r, "%u", rows);
             setenv("OFLOW_CUDA_F16_ROWS", r, 1);
@@ -403,6 +413,7 @@ int run_shapes(const Opts& o, double copy_gbps) {
         print_inner(r);
     }
     unsetenv("OFLOW_CUDA_F16_ROWS");
+    unsetenv("OFLOW_CUDA_MULTI_BOUND");
     return 0;
 }
 

@@ -470,7 +470,7 @@ void launch_rows(const Context& c, const PrecData& d, int b, Bucket as, XPrecisi
                                                         platform::variant_name(r.variant));
         if (as != static_cast<Bucket>(b))
             src += fmt("; written for bucket larger from the %dx%d timing (--quick without --base)", n, n);
-        xp->launches.push_back(XLaunch{r.variant, as, r.rank, t.shape.bw, t.shape.bh, t.shape.rows, 0, t.shape.depth, src});
+        xp->launches.push_back(XLaunch{r.variant, as, r.rank, t.shape.bw, t.shape.bh, t.shape.rows, 0, t.shape.depth, 0, src});
     }
 }
 

@@ -104,7 +104,7 @@ XPath copy_path(const platform::PathCost& c, const std::string& from) {
 }
 
 XLaunch copy_launch(const platform::LaunchRow& l, const std::string& from) {
-    return XLaunch{l.variant, l.bucket, l.rank, l.block_w, l.block_h, l.rows, l.grid, l.depth, copied(from, l.source)};
+    return XLaunch{l.variant, l.bucket, l.rank, l.block_w, l.block_h, l.rows, l.grid, l.depth, l.bound, copied(from, l.source)};
 }
 
 XPrecision copy_precision(const platform::TuningRow& r, const std::string& from) {
@@ -179,7 +179,8 @@ std::string write_xml(const XTable& t) {
                     o += "      <launch" + attr("variant", platform::variant_name(l.variant)) +
                          attr("bucket", platform::bucket_name(l.bucket)) + attr("rank", l.rank) +
                          attr("block_w", l.block_w) + attr("block_h", l.block_h) + attr("rows", l.rows) +
-                         attr("grid", l.grid) + attr("depth", l.depth) + "\n              " + src(l.source) + "/>\n";
+                         attr("grid", l.grid) + attr("depth", l.depth) +
+                         (l.bound ? attr("bound", l.bound) : std::string()) + "\n              " + src(l.source) + "/>\n";
                 }
             }
             o += "    </precision>\n";

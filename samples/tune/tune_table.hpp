@@ -49,6 +49,7 @@ struct XLaunch {
     platform::Variant variant;
     platform::Bucket bucket;
     int rank, block_w, block_h, rows, grid, depth;
+    int bound; // MULTI_ITER launch bound; 0 = not given (the attribute is left out)
     std::string source;
 };
 

@@ -22,6 +22,11 @@
 // Every failure line names the case, size, variant, precision and the measured value.
 #include "gpu_util.hpp"
 
+#include "cuda/cuda_layout.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
 using namespace gputest;
 using oflow::synth::Case;
 
@@ -199,6 +204,67 @@ void test_shapes() {
                   s.depth, st(st_), of_last_error(nullptr));
         of_destroy(ctx);
     }
+}
+
+// The MULTI_ITER kernels are compiled once per launch bound (cuda_layout.hpp multi_bound): a
+// block runs with the smallest bound that holds it, OFLOW_CUDA_MULTI_BOUND forces a larger one.
+// Only register allocation differs between them, so every instantiation must give the default's
+// flow (bitwise expected; held to 1e-5 px F32, 1e-3 px F16), and a bound below the block's
+// threads must be refused at create.
+void test_bounds() {
+    const uint32_t w = 97, h = 61;
+    const Pair p = synth_pair(Case::SmoothField, w, h, 5);
+    const FramePair fp = frames_of(p, OF_PIXEL_F32);
+    std::printf("\nMULTI_ITER launch bounds, smooth-field %ux%u, vs the same shape at its default bound\n", w, h);
+    struct Case16 {
+        of_precision p;
+        const char* rows; // OFLOW_CUDA_F16_ROWS (F16 only)
+    };
+    const Case16 cases[] = {{OF_PRECISION_F32, nullptr}, {OF_PRECISION_F16, "4"}, {OF_PRECISION_F16, "6"}, {OF_PRECISION_F16, "8"}};
+    const uint32_t warps[] = {2, 4, 8, 16};
+    const int bounds[] = {128, 256, 512};
+    int runs = 0;
+    for (const Case16& c : cases) {
+        if (c.rows) setenv("OFLOW_CUDA_F16_ROWS", c.rows, 1);
+        for (uint32_t bh : warps) {
+            if (bh > static_cast<uint32_t>(oflow::cuda::multi_max_warps(c.p))) continue;
+            const uint32_t depth = 2;
+            unsetenv("OFLOW_CUDA_MULTI_BOUND");
+            char what[160];
+            std::snprintf(what, sizeof what, "%s rows %s 32x%u default bound", precision_str(c.p), c.rows ? c.rows : "8", bh);
+            FlowBuf base;
+            if (!flow_of(cuda_cfg(schedule(w, h), OF_VARIANT_MULTI_ITER, c.p, 32, bh, depth), fp, base, nullptr, what)) continue;
+            const std::vector<float> vb = base.extract();
+            for (int b : bounds) {
+                const bool fits = static_cast<int>(32 * bh) <= b && (b < 512 || c.p == OF_PRECISION_F16);
+                char env[16];
+                std::snprintf(env, sizeof env, "%d", b);
+                setenv("OFLOW_CUDA_MULTI_BOUND", env, 1);
+                std::snprintf(what, sizeof what, "%s rows %s 32x%u bound %d", precision_str(c.p), c.rows ? c.rows : "8", bh, b);
+                of_config cfg = cuda_cfg(schedule(w, h), OF_VARIANT_MULTI_ITER, c.p, 32, bh, depth);
+                if (!fits) {
+                    of_context* ctx = nullptr;
+                    const of_status st_ = of_create(&cfg, &ctx);
+                    CHECK_MSG(st_ == OF_ERR_INVALID_ARGUMENT && ctx == nullptr, "%s: expected OF_ERR_INVALID_ARGUMENT, got %s",
+                              what, st(st_));
+                    of_destroy(ctx);
+                    continue;
+                }
+                FlowBuf f;
+                if (!flow_of(cfg, fp, f, nullptr, what)) continue;
+                const std::vector<float> vf = f.extract();
+                const double d = max_diff(vf, vb);
+                const bool bitwise = std::memcmp(vf.data(), vb.data(), vf.size() * sizeof(float)) == 0;
+                const double tol = c.p == OF_PRECISION_F16 ? 1e-3 : 1e-5;
+                std::printf("  %-36s max|d| %.3g%s\n", what, d, bitwise ? " (bitwise equal)" : "");
+                CHECK_MSG(d <= tol, "%s: differs from the default bound by %.3g px (> %.0e)", what, d, tol);
+                ++runs;
+            }
+        }
+    }
+    unsetenv("OFLOW_CUDA_MULTI_BOUND");
+    unsetenv("OFLOW_CUDA_F16_ROWS");
+    CHECK_MSG(runs >= 20, "only %d bound runs", runs);
 }
 
 void test_memory_kinds() {
@@ -539,6 +605,7 @@ int main() {
     if (!cuda_ready()) return 77;
     test_parity();
     test_shapes();
+    test_bounds();
     test_memory_kinds();
     test_epsilon();
     test_nonfinite();

@@ -121,6 +121,7 @@ void compare(const BoardTable& t, const std::string& root) {
                 CHECK_MSG(same_int(l, "rank", lr->rank) && same_int(l, "block_w", lr->block_w) &&
                               same_int(l, "block_h", lr->block_h) && same_int(l, "rows", lr->rows) &&
                               same_int(l, "grid", lr->grid) && same_int(l, "depth", lr->depth) &&
+                              (l->Attribute("bound") ? same_int(l, "bound", lr->bound) : lr->bound == 0) &&
                               same_text(l, "source", lr->source) && l->GetLineNum() == lr->line,
                           "%s:%d: <launch>", t.file, l->GetLineNum());
             }
