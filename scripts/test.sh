@@ -3,7 +3,11 @@
 # with AddressSanitizer + UndefinedBehaviorSanitizer, then an aarch64 cross build whose suite
 # runs under qemu-aarch64 twice: with OFLOW_FORCE_BACKEND=reference and =neon, so both CPU
 # paths pass every test; last, the NEON kernel checks of a build with FP16 vector arithmetic
-# (Xavier/Orin flags; qemu's CPU has it), where the F16 kernels exist. Installs missing
+# (Xavier/Orin flags; qemu's CPU has it), where the F16 kernels exist. Between the host and the
+# sanitizer stages, the Jetson device-code stage (scripts/jetson_archs.sh): every cuda/*.cu
+# compiled for sm_53/62/72 with Debian's CUDA 11.8 (fetched once into ~/.cache/oflow, about
+# 1.5 GB downloaded; OF_SKIP_JETSON_ARCHS=1 skips it) and sm_87, the resource check of every
+# kernel the Jetson tables select, and the JetPack cross build for Xavier. Installs missing
 # packages first (the aarch64 libpng comes from Debian multiarch: scripts/deps.sh adds the
 # arm64 architecture to dpkg).
 set -euo pipefail
@@ -16,6 +20,8 @@ echo "== host build and tests"
 cmake --preset host >/dev/null
 cmake --build --preset host -j"$jobs"
 ctest --preset host -j"$jobs"
+
+bash scripts/jetson_archs.sh
 
 echo "== ASan + UBSan build and tests"
 cmake --preset asan >/dev/null

@@ -11,6 +11,8 @@
 #                    /usr/aarch64-linux-gnu plus Debian multiarch arm64 packages.
 #   OF_CROSS_PREFIX  compiler prefix; default aarch64-linux-gnu- (on the PATH). A full path
 #                    selects another toolchain, e.g. .../gcc-linaro-7.3.1/bin/aarch64-linux-gnu-
+#   OF_CROSS_SUFFIX  compiler suffix; default none. -11 selects Debian's g++-11-aarch64-linux-gnu
+#                    (aarch64-linux-gnu-g++-11), the newest g++ CUDA 11.8 accepts as host compiler.
 #   OF_BOARD         nano|tx2|xavier|orin: that board's CPU (-mcpu, cmake/of_board.cmake).
 #                    Default: none (generic ARMv8-A: no FP16 vector arithmetic).
 #   OF_QEMU_CPU      qemu-aarch64 -cpu model for the tests; default qemu's own ("max", which has
@@ -37,14 +39,16 @@ macro(_of_toolchain_setting name default)
 endmacro()
 _of_toolchain_setting(OF_SYSROOT "")
 _of_toolchain_setting(OF_CROSS_PREFIX "aarch64-linux-gnu-")
+_of_toolchain_setting(OF_CROSS_SUFFIX "")
 _of_toolchain_setting(OF_BOARD "")
 _of_toolchain_setting(OF_QEMU_CPU "")
 
-find_program(OF_CROSS_CXX NAMES ${OF_CROSS_PREFIX}g++ NO_CMAKE_FIND_ROOT_PATH)
-find_program(OF_CROSS_CC NAMES ${OF_CROSS_PREFIX}gcc NO_CMAKE_FIND_ROOT_PATH)
+find_program(OF_CROSS_CXX NAMES ${OF_CROSS_PREFIX}g++${OF_CROSS_SUFFIX} NO_CMAKE_FIND_ROOT_PATH)
+find_program(OF_CROSS_CC NAMES ${OF_CROSS_PREFIX}gcc${OF_CROSS_SUFFIX} NO_CMAKE_FIND_ROOT_PATH)
 if(NOT OF_CROSS_CXX OR NOT OF_CROSS_CC)
-  message(FATAL_ERROR "toolchain: ${OF_CROSS_PREFIX}g++ / gcc not found. Debian/Ubuntu: "
-                      "apt-get install g++-aarch64-linux-gnu, or set OF_CROSS_PREFIX")
+  message(FATAL_ERROR "toolchain: ${OF_CROSS_PREFIX}g++${OF_CROSS_SUFFIX} / gcc not found. Debian/Ubuntu: "
+                      "apt-get install g++-aarch64-linux-gnu (g++-11-aarch64-linux-gnu for -11), or set "
+                      "OF_CROSS_PREFIX / OF_CROSS_SUFFIX")
 endif()
 set(CMAKE_C_COMPILER ${OF_CROSS_CC})
 set(CMAKE_CXX_COMPILER ${OF_CROSS_CXX})

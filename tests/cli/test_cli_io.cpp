@@ -229,7 +229,7 @@ void test_png_roundtrip() {
             CHECK(img.width == w && img.height == h && img.depth == depth);
             bool same = img.pixels.size() == static_cast<std::size_t>(w) * h;
             for (std::size_t i = 0; same && i < img.pixels.size(); ++i) {
-                uint32_t s[3];
+                uint32_t s[3] = {0, 0, 0};
                 for (int c = 0; c < ch; ++c)
                     s[c] = depth == 8 ? s8[i * ch + c] : s16[i * ch + c];
                 const uint16_t want = ch == 1 ? static_cast<uint16_t>(s[0]) : luma601(s[0], s[1], s[2]);
