@@ -150,9 +150,10 @@ inline void default_shape(const of_config& cfg, const LaunchDefaults* d, Tuning*
 /// default_shape, then OFLOW_CUDA_F16_ROWS (4, 6 or 8: a tuning knob for oflow-bench and
 /// oflow-tune, read at plan time; it wins over the table) and the checks of the launch shape
 /// (threads, shared memory, depth vs block, MULTI_ITER rows), and the MULTI_ITER launch bound:
-/// the table row's bound when the row gave the block and the bound holds it, else
-/// multi_default_bound; OFLOW_CUDA_MULTI_BOUND (128, 256 or 512, holding the block) wins: a knob
-/// for oflow-bench, to time one shape at two bounds in one run. defaults may be NULL.
+/// the table row's bound (a MULTI_ITER row) when it holds the block, whether the table or the
+/// config set the block, else multi_default_bound; OFLOW_CUDA_MULTI_BOUND (128, 256 or 512,
+/// holding the block) wins: a knob for oflow-bench, to time one shape at two bounds in one run.
+/// defaults may be NULL.
 of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
 
 /// "cuda-global-f32", "cuda-fused-f16x2", "cuda-multi-iter-f32", ...
