@@ -19,7 +19,7 @@ cmake --build "$B" -j16 --target oflow-bench gpu_parity gpu_stages gpu_memory >"
   { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
 echo "build $(($(date +%s) - t0)) s"
 grep -B1 -E "spill stores" "$OUT/build.log" | grep -A1 multi_f16 | grep -E "spill" | head -6
-(cd "$B" && timeout 200 ctest -L gpu --output-on-failure --timeout 190) >"$OUT/ctest_gpu.log" 2>&1
+(cd "$B" && timeout 200 ctest -L gpu --no-tests=error --output-on-failure --timeout 190) >"$OUT/ctest_gpu.log" 2>&1
 echo "ctest -L gpu: $(grep -E 'tests passed|tests failed' "$OUT/ctest_gpu.log")"
 grep -E "FAIL|fail" "$OUT/ctest_gpu.log" | head -20
 "$B/tests/gpu/gpu_parity" >"$OUT/gpu_parity.txt" 2>&1 || echo "gpu_parity exit $?"

@@ -19,24 +19,24 @@ jobs=$(nproc)
 echo "== host build and tests"
 cmake --preset host >/dev/null
 cmake --build --preset host -j"$jobs"
-ctest --preset host -j"$jobs"
+ctest --preset host -j"$jobs" --no-tests=error
 
 bash scripts/jetson_archs.sh
 
 echo "== ASan + UBSan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j"$jobs"
-ctest --preset asan -j"$jobs"
+ctest --preset asan -j"$jobs" --no-tests=error
 
 echo "== aarch64 cross build (toolchains/aarch64-linux-gnu.cmake), tests under qemu-aarch64"
 cmake --preset aarch64 >/dev/null
 cmake --build --preset aarch64 -j"$jobs"
 for path in reference neon; do
   echo "== aarch64 tests, OFLOW_FORCE_BACKEND=$path"
-  ctest --preset "aarch64-$path" -j"$jobs"
+  ctest --preset "aarch64-$path" -j"$jobs" --no-tests=error
 done
 
 echo "== aarch64 + FP16 (OF_BOARD=xavier flags): NEON F16 kernels and selection, under qemu"
 cmake --preset aarch64-fp16 >/dev/null
 cmake --build --preset aarch64-fp16 -j"$jobs"
-ctest --preset aarch64-fp16 -j"$jobs"
+ctest --preset aarch64-fp16 -j"$jobs" --no-tests=error
