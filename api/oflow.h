@@ -118,7 +118,9 @@ typedef enum of_flow_layout {
     OF_FLOW_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_flow_layout;
 
-/** Kernel variant of a GPU path (ALGORITHMS.md section 1). CPU paths ignore it. */
+/** Kernel variant of a GPU path, after the kernels of T. Romera, "Adequation algorithme
+ *  architecture pour flot optique sur GPU embarque", PhD thesis, Sorbonne Universite, 2023,
+ *  section 4.6.1. CPU paths ignore it. */
 typedef enum of_variant {
     OF_VARIANT_AUTO = 0,       /**< the board table's choice for the size */
     OF_VARIANT_GLOBAL = 1,     /**< two kernels per iteration, global memory (the baseline) */
@@ -144,11 +146,13 @@ typedef enum of_robust {
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 
-/** TV-L1 parameters (ALGORITHMS.md section 1). */
+/** TV-L1 parameters of the scheme of Zach, Pock, Bischof ("A duality based approach for realtime
+ *  TV-L1 optical flow", 2007); the defaults are those of the IPOL implementation (Sanchez Perez,
+ *  Meinhardt-Llopis, Facciolo, "TV-L1 optical flow estimation", 2013). */
 typedef struct of_tvl1_params {
-    float tau;    /**< dual step; default 0.25; range (0, 0.25] for convergence */
-    float lambda; /**< data attachment weight; default 0.15; > 0 */
-    float theta;  /**< coupling between u and v; default 0.3; > 0 */
+    float tau;    /**< dual step; default 0.25; [1e-4, 0.25] (convergence needs <= 0.25) */
+    float lambda; /**< data attachment weight; default 0.15; [1e-4, 1000] */
+    float theta;  /**< coupling between u and v; default 0.3; [1e-4, 10] */
 } of_tvl1_params;
 
 /** Horn-Schunck / CLG parameters (not implemented yet; defaults are filled). */
@@ -173,7 +177,7 @@ typedef struct of_config {
     uint32_t max_height;        /**< largest frame height; default 480; 1..32768 */
     of_pixel_format format;     /**< format of every input frame; default OF_PIXEL_U8 */
     uint32_t levels;            /**< pyramid levels; default 0 = automatic (coarsest side >= 16 px); max 16 */
-    float scale_factor;         /**< pyramid downscale per level; default 0.5; in (0, 1) */
+    float scale_factor;         /**< pyramid downscale per level; default 0.5; [0.01, 0.99] */
     uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 */
     uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 */
     float epsilon;              /**< stop a warp when mean |du|^2 <= epsilon^2; default 0.01; 0 = never */

@@ -43,12 +43,6 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     return true;
 }
 
-namespace {
-
-bool positive(float v) { return std::isfinite(v) && v > 0.0f; }
-
-} // namespace
-
 of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (!cfg) return err.fail(OF_ERR_NULL_POINTER, "config is NULL");
     if (cfg->struct_size != sizeof(of_config))
@@ -74,8 +68,11 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
         return err.fail(OF_ERR_FORMAT, "config: unknown pixel format %d", format);
     if (cfg->levels > 16)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: levels %u > 16", cfg->levels);
-    if (!(cfg->scale_factor > 0.0f && cfg->scale_factor < 1.0f))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: scale_factor %g not in (0, 1)",
+    // A factor below 0.01 shrinks a level below 1% of the next: its anti-aliasing sigma
+    // 0.6 sqrt(1/f^2 - 1) exceeds the blur radius the kernels hold, and near the smallest floats
+    // 1/f^2 overflows. Above 0.99 levels barely shrink (16 levels cover less than 15%).
+    if (!(cfg->scale_factor >= 0.01f && cfg->scale_factor <= 0.99f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: scale_factor %g not in [0.01, 0.99]",
                         static_cast<double>(cfg->scale_factor));
     if (cfg->warps < 1 || cfg->warps > 100)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: warps %u not in 1..100", cfg->warps);
@@ -99,14 +96,17 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (!(cfg->min_texture >= 0.0f && cfg->min_texture <= 1e6f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: min_texture %g not in [0, 1e6]",
                         static_cast<double>(cfg->min_texture));
-    if (!positive(cfg->tvl1.tau) || cfg->tvl1.tau > 0.25f)
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.tau %g not in (0, 0.25]",
+    // TV-L1: the solver forms tau / theta, lambda theta |grad I| and 1 / (1 + tau/theta |grad u|)
+    // in F32 (F16 on some paths). Bounded so that each stays finite and normal: a denormal theta
+    // made tau / theta infinite, and lambda = theta = 1e30 moved the flow by 20,000 px.
+    if (!(cfg->tvl1.tau >= 1e-4f && cfg->tvl1.tau <= 0.25f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.tau %g not in [1e-4, 0.25]",
                         static_cast<double>(cfg->tvl1.tau));
-    if (!positive(cfg->tvl1.lambda))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.lambda %g must be > 0",
+    if (!(cfg->tvl1.lambda >= 1e-4f && cfg->tvl1.lambda <= 1e3f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.lambda %g not in [1e-4, 1000]",
                         static_cast<double>(cfg->tvl1.lambda));
-    if (!positive(cfg->tvl1.theta))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.theta %g must be > 0",
+    if (!(cfg->tvl1.theta >= 1e-4f && cfg->tvl1.theta <= 10.0f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.theta %g not in [1e-4, 10]",
                         static_cast<double>(cfg->tvl1.theta));
     if (cfg->threads < 1 || cfg->threads > 64)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: threads %u not in 1..64", cfg->threads);

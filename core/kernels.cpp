@@ -13,8 +13,9 @@ Gaussian1D make_gaussian(float sigma) {
         g.k[0] = 1.0f;
         return g;
     }
-    int r = static_cast<int>(std::ceil(3.0f * sigma));
-    if (r > kMaxBlurRadius) r = kMaxBlurRadius;
+    // Clamped before the cast: an infinite or huge sigma must not reach the conversion to int.
+    const float reach = 3.0f * sigma;
+    int r = reach < static_cast<float>(kMaxBlurRadius) ? static_cast<int>(std::ceil(reach)) : kMaxBlurRadius;
     if (r < 1) r = 1;
     g.radius = r;
     double sum = 0.0, w[kMaxBlurRadius + 1];

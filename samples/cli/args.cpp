@@ -108,7 +108,7 @@ const char* usage_text() {
            "  --block WxH         GPU block size (default: the variant's)\n"
            "  --fused-depth N     iterations per launch for multi-iter (0 = default)\n"
            "  --levels N          pyramid levels, 0 = automatic\n"
-           "  --scale F           pyramid downscale factor per level, in (0, 1)\n"
+           "  --scale F           pyramid downscale factor per level, in [0.01, 0.99]\n"
            "  --warps N           warps per level\n"
            "  --iters N           iterations per warp\n"
            "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
