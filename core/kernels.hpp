@@ -30,7 +30,8 @@ struct Tvl1WarpArgs {
     Plane rho_c;            // out: I1w - I1wx*u1 - I1wy*u2 - I0
 };
 
-/// Inputs and outputs of the two inner-iteration half-stencils (ALGORITHMS.md section 1).
+/// Inputs and outputs of the two inner-iteration half-stencils of TV-L1 (Zach, Pock, Bischof
+/// 2007; core/ref/tvl1_ref.cpp has the steps and cites the sources).
 /// The duals are touched only by tvl1_calc_u, tvl1_calc_p and tvl1_iter_rows of one table and
 /// zero-filled by the driver at each level, so a path may store them in its own format inside
 /// the planes provided all-zero bytes mean p = 0: KernelTable::dual_bytes says which.

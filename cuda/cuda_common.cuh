@@ -63,8 +63,9 @@ __device__ T block_sum(T v, T* sh) {
     return v;
 }
 
-/// Epsilon stopping on the device (ALGORITHMS.md section 1, "stop a warp when mean |du|^2 <=
-/// epsilon^2"). stop == nullptr: epsilon is 0, no reduction at all.
+/// Epsilon stopping on the device: stop a warp when mean |du|^2 <= epsilon^2, the stopping rule
+/// of the IPOL implementation of TV-L1 (Sanchez Perez, Meinhardt-Llopis, Facciolo, "TV-L1
+/// optical flow estimation", 2013). stop == nullptr: epsilon is 0, no reduction at all.
 struct EpsArgs {
     int* stop;          // Ctrl::stop[slot]: launch index after which the warp stopped
     unsigned* counter;  // Ctrl::counter

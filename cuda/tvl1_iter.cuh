@@ -1,6 +1,7 @@
 // The TV-L1 inner iteration's pointwise math, shared by the GLOBAL, FUSED and MULTI_ITER
-// kernels (ALGORITHMS.md section 1; tvl1_calc_u_ref / tvl1_calc_p_ref in core/ref/tvl1_ref.cpp,
-// whose operation order is kept so that F32 results match it).
+// kernels: Zach, Pock, Bischof 2007, as tvl1_calc_u_ref / tvl1_calc_p_ref in
+// core/ref/tvl1_ref.cpp write it (that file cites the sources), whose operation order is kept so
+// that F32 results match it.
 //
 // Border rules, always by global pixel coordinate (never by position in a tile):
 //  - divergence: p(x-1) = 0 at x = 0, p(y-1) = 0 at y = 0;

@@ -1,4 +1,6 @@
-// MULTI_ITER variant, F32: temporal blocking (the thesis's Shared_MltIteration), register-blocked.
+// MULTI_ITER variant, F32: temporal blocking (the thesis's Shared_MltIteration, section 4.6.1.2 of
+// T. Romera, "Adequation algorithme architecture pour flot optique sur GPU embarque", PhD
+// thesis, Sorbonne Universite, 2023), register-blocked.
 // (F16x2 packs two pixels per half2 instead: tvl1_multi_f16x2_cuda.cu.)
 //
 // A block of 32 x NW threads (NW warps, block_height) owns a region of 32 columns x NW*R rows

@@ -1,5 +1,7 @@
 // MULTI_ITER F16x2: temporal blocking with two horizontally adjacent pixels per half2 (the
-// thesis's F16x2 packing), register-blocked like tvl1_multi_cuda.cu.
+// F16x2 packing of the thesis: T. Romera, "Adequation algorithme architecture pour flot optique
+// sur GPU embarque", PhD thesis, Sorbonne Universite, 2023), register-blocked like
+// tvl1_multi_cuda.cu.
 //
 // Lane l of warp w holds columns 2l and 2l+1 (pixels A and B) of a 64-column region and rows
 // w*R .. w*R+R-1; every half2 holds the same quantity for A and B, so each operation updates two

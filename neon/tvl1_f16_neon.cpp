@@ -18,8 +18,10 @@
 //    denominator and the dual update in F16.
 // F16 guards: |grad I1w|^2 is clamped to 65504 (the F16 maximum; the bicubic warp can overshoot
 // 255^2 / 2 on adversarial images) and the middle branch needs |grad I1w|^2 > kF16G2Min = 1e-3
-// instead of 1e-10 (ALGORITHMS.md pitfall 6), which drops |TH| <= lambda theta sqrt(1e-3),
-// 1.4e-3 px at the defaults, on flat pixels. Where |grad u| >= 256 px per pixel its square
+// instead of the F32 paths' 1e-10 (GRAD_IS_ZERO of the IPOL implementation: Sanchez Perez,
+// Meinhardt-Llopis, Facciolo, "TV-L1 optical flow estimation", 2013; it is far below the F16
+// normal minimum 6.1e-5), which drops |TH| <= lambda theta sqrt(1e-3), 1.4e-3 px at the
+// defaults, on flat pixels. Where |grad u| >= 256 px per pixel its square
 // overflows to inf and that dual update gives p = 0 (finite, |p| <= 1 kept; the reference
 // gives a unit vector there): flows whose neighbours differ by 256 px are outside the F16
 // path's domain.

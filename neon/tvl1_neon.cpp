@@ -1,9 +1,11 @@
-// TV-L1 inner iteration in NEON, F32: the two fused half-stencils of ALGORITHMS.md section 1
-// (calc_u: threshold + backward divergence + u update; calc_p: forward gradient + dual
-// update), four pixels per vector, and their row pipeline (tvl1_rows_neon.hpp). Same values as
-// core/ref/tvl1_ref.cpp up to rounding: the same terms in the same order, with fused
-// multiply-adds, and the dual update multiplies by one reciprocal per denominator instead of
-// dividing twice; the per-row sums of squared changes are summed per lane, then across.
+// TV-L1 inner iteration in NEON, F32: the two fused half-stencils of Zach, Pock and Bischof's
+// scheme ("A duality based approach for realtime TV-L1 optical flow", 2007; calc_u: threshold
+// + backward divergence + u update; calc_p: forward gradient + dual update; the references
+// are in core/ref/tvl1_ref.cpp), four pixels per vector, and their row pipeline
+// (tvl1_rows_neon.hpp). Same values as core/ref/tvl1_ref.cpp up to rounding: the same terms in
+// the same order, with fused multiply-adds, and the dual update multiplies by one reciprocal per
+// denominator instead of dividing twice; the per-row sums of squared changes are summed per
+// lane, then across.
 // Measured against the reference (tests/neon/neon_kernels.cpp): 1.2e-7 (u), 1.8e-7 (p).
 //
 // Per row, each of u_row / p_row runs one of two loop instantiations (with / without a row

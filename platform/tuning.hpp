@@ -29,9 +29,11 @@ namespace platform {
 /// Where a pyramid level runs: the CPU path (NEON on aarch64, the reference elsewhere) or the GPU.
 enum Path : int { kPathCpu = 0, kPathGpu = 1, kPathCount = 2 };
 
-/// GPU kernel variants a table may describe (ALGORITHMS.md section 1). kVariantPipeline is the
-/// thesis's Shared_Pipeline (1-D blocks walking row bands, a fixed grid); cuda/ does not
-/// implement it yet, so kVariantsCuda leaves it out and no selection returns it.
+/// GPU kernel variants a table may describe: the kernel structures of the thesis (T. Romera,
+/// "Adequation algorithme architecture pour flot optique sur GPU embarque", PhD thesis,
+/// Sorbonne Universite, 2023, section 4.6.1; platform/tables/README.md maps them onto
+/// oflow's). kVariantPipeline is the thesis's Shared_Pipeline (1-D blocks walking row bands,
+/// a fixed grid); cuda/ does not implement it yet, so kVariantsCuda leaves it out and no selection returns it.
 enum Variant : int {
     kVariantGlobal = 0,
     kVariantFused = 1,
@@ -247,7 +249,8 @@ double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Pa
                 std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations);
 
 /// Inner iterations per level and warp that fit a time budget: the same count on every level
-/// (the seeds' schedule), the largest n in 1..max_iterations with frame_ms(n) <= budget_ms.
+/// (the thesis's schedule, Table 5.10: 10 iterations on each of 3 levels), the largest n in
+/// 1..max_iterations with frame_ms(n) <= budget_ms.
 /// A budget that does not buy one iteration is OF_ERR_INVALID_ARGUMENT saying what a frame with
 /// one iteration costs. The overload without gpu_depth counts one launch per iteration.
 struct BudgetPlan {

@@ -1,4 +1,10 @@
-// TV-L1 inner iteration, reference path: the two half-stencils of ALGORITHMS.md section 1.
+// TV-L1 inner iteration, reference path. The scheme is Zach, Pock, Bischof, "A duality based
+// approach for realtime TV-L1 optical flow" (DAGM 2007), in the form of the IPOL implementation
+// (Sanchez Perez, Meinhardt-Llopis, Facciolo, "TV-L1 optical flow estimation", Image Processing
+// On Line, 2013): threshold v = u + TH, u = v + theta div p, p = (p + tau/theta grad u) /
+// (1 + tau/theta |grad u|). Its pointwise steps are fused into two half-stencils as in
+// T. Romera, "Adequation algorithme architecture pour flot optique sur GPU embarque", PhD thesis,
+// Sorbonne Universite, 2023, section 4.6.1.2 (Fig. 4.4).
 //
 // calc_u (threshold + backward divergence + u update) reads p at (x-1, y) and (x, y-1);
 // calc_p (forward gradient + dual update) reads u at (x+1, y) and (x, y+1). Each updates its
@@ -7,7 +13,8 @@
 //
 // Borders: the forward gradient is 0 on the last column/row, so p_d1 stays 0 on the last
 // column and p_d2 on the last row (p starts at 0 on every level); the divergence uses
-// p(-1) = 0. Together they are an adjoint pair (pitfall 1).
+// p(-1) = 0. Together they are an adjoint pair, the discrete gradient and divergence of Chambolle
+// ("An algorithm for total variation minimization and applications", 2004).
 #include "core/ref/kernels_ref.hpp"
 
 #include <cmath>

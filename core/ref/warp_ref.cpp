@@ -1,8 +1,9 @@
 // Gradient and bicubic warp, reference path.
 //
 // Bicubic: Keys' cubic convolution (a = -0.5) on the 4x4 neighbourhood; tap positions clamp
-// to the border, so positions outside the image read the replicated border (ALGORITHMS.md
-// pitfall 8).
+// to the border, so positions outside the image read the replicated border, as in the IPOL
+// implementation of TV-L1 (Sanchez Perez, Meinhardt-Llopis, Facciolo, "TV-L1 optical flow
+// estimation", 2013).
 //
 // Out-of-image positions carry no data term: where x + u lies outside [0, w-1] x [0, h-1] the
 // warped gradient, |grad|^2 and rho_c are set to 0, so the threshold step leaves u unchanged

@@ -627,7 +627,8 @@ bool build_table(const Context& c, const std::vector<PrecData>& pd, bool gpu_tim
     tv.algorithm = OF_ALGO_TVL1;
     tv.auto_precision = OF_PRECISION_F32;
     tv.source = "auto_precision f32: the library's default; oflow-tune times the paths, it does not judge accuracy "
-                "(ALGORITHMS.md section 5.2.3 for the F16 trade-off); " + c.tool + ", " + c.date;
+                "(for the F16 trade-off: T. Romera, \"Adequation algorithme architecture pour flot optique sur "
+                "GPU embarque\", PhD thesis, 2023, section 5.2.3); " + c.tool + ", " + c.date;
     if (base)
         for (int a = 0; a < base->algorithm_count; ++a)
             if (base->algorithms[a].algorithm == OF_ALGO_TVL1) {

@@ -197,7 +197,9 @@ void test_crossovers() {
         }
     }
     CHECK(boundaries == 2 * set.count);
-    // What the boundaries are (ALGORITHMS.md section 5): a frame one pixel short runs on the CPU.
+    // What the boundaries are (the CPU/GPU crossovers measured in T. Romera, "Adequation
+    // algorithme architecture pour flot optique sur GPU embarque", PhD thesis, Sorbonne
+    // Universite, 2023, section 5.2.1.3): a frame one pixel short runs on the CPU.
     of_info in;
     CHECK(explain(config(511, 513, "xavier", OF_PRECISION_F16), &in) == OF_OK && in.backend == cpu);
     CHECK(explain(config(512, 512, "xavier", OF_PRECISION_F16), &in) == OF_OK && in.backend == OF_BACKEND_CUDA);

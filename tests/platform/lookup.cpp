@@ -85,7 +85,11 @@ void test_names() {
     CHECK(find_board(nullptr) == nullptr);
     CHECK(find_board("Xavier") == nullptr); // names are exact
 
-    // The board facts of ALGORITHMS.md section 5.
+    // The board facts: Nano, TX2, Xavier from T. Romera, "Adequation algorithme architecture pour
+    // flot optique sur GPU embarque", PhD thesis, Sorbonne Universite, 2023, section 3.2 (Tables
+    // 3.4, 3.6, 3.8); Orin from NVIDIA's Jetson AGX Orin Series Technical Brief and the CUDA C++
+    // Programming Guide (compute capability 8.7); generic from generic.xml (the H200 its GPU rows
+    // were measured on).
     struct Fact {
         const char* name;
         int major, minor, sms, regs;

@@ -1,8 +1,10 @@
 // Selection from the compiled-in tables: CPU or GPU at the crossover sizes of each board (the
-// values of ALGORITHMS.md section 5, written here independently of the XML), per pyramid level;
-// size buckets and their boundaries; variant and launch shape by rank and by the variants a
-// build has (the thesis's Table 5.2 shapes on Xavier); precision AUTO; iterations from a time
-// budget; the self-test's timing verdict; and every kind of request a table cannot serve.
+// values measured in the thesis, T. Romera, "Adequation algorithme architecture pour flot optique
+// sur GPU embarque", PhD thesis, Sorbonne Universite, 2023, section 5.2.1.3, written here
+// independently of the XML), per pyramid level; size buckets and their boundaries; variant and
+// launch shape by rank and by the variants a build has (the thesis's Table 5.2 shapes on
+// Xavier); precision AUTO; iterations from a time budget; the self-test's timing verdict; and
+// every kind of request a table cannot serve.
 // Runs everywhere (host and qemu); no XML.
 #include "check.hpp"
 #include "core/plan.hpp"
@@ -58,7 +60,9 @@ void test_buckets() {
     }
 }
 
-// The crossovers of ALGORITHMS.md section 5 (side of the square; 0 = the GPU always wins).
+// The crossovers (side of the square; 0 = the GPU always wins): Nano, TX2 and Xavier from thesis
+// section 5.2.1.3 (Figs. 5.16 and 5.17), Orin's the estimate orin.xml derives from Xavier's,
+// generic's measured (generic.xml).
 void test_crossovers() {
     struct Cross {
         const char* board;
