@@ -117,9 +117,8 @@ of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, T
         t->tile_h = t->region_h - 2 * t->depth;
         t->shared_bytes = 0; // two exchanged rows per warp, static shared memory
         const int threads = t->bw * t->bh;
-        const bool table = defaults && defaults->has && defaults->variant == OF_VARIANT_MULTI_ITER && defaults->bound;
-        t->bound = table && multi_bound_ok(t->precision, defaults->bound, threads) ? defaults->bound
-                                                                                 : multi_default_bound(t->precision);
+        const bool table = defaults && defaults->has && defaults->variant == OF_VARIANT_MULTI_ITER;
+        t->bound = multi_bound_for(t->precision, table ? defaults->bound : 0, threads);
         if (const int forced = multi_bound_override()) {
             if (!multi_bound_ok(t->precision, forced, threads))
                 return err.fail(OF_ERR_INVALID_ARGUMENT,

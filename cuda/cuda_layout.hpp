@@ -76,6 +76,12 @@ inline int multi_default_bound(of_precision p) { return p == OF_PRECISION_F16 ? 
 inline bool multi_bound_ok(of_precision p, int bound, int threads) {
     return (bound == 128 || bound == 256 || (bound == 512 && p == OF_PRECISION_F16)) && threads <= bound;
 }
+/// The bound a block of `threads` threads runs with: a table row's `bound` (0: none) where it
+/// holds the block, else multi_default_bound. resolve_tuning and the Jetson resource check
+/// (tests/tools/jetson_resources.cpp) both call it.
+inline int multi_bound_for(of_precision p, int row_bound, int threads) {
+    return row_bound && multi_bound_ok(p, row_bound, threads) ? row_bound : multi_default_bound(p);
+}
 
 /// Device-side control block (at DevLayout::ctrl).
 struct Ctrl {

@@ -61,8 +61,10 @@ Bucket bucket_for_area(std::uint64_t area);
 /// Largest area of a bucket (kBucketLarger: UINT64_MAX).
 std::uint64_t bucket_max_area(Bucket b);
 
-/// MULTI_ITER kernels are compiled for at most 128 registers per thread (cuda/cuda_layout.hpp),
-/// so a block of n threads needs n * 128 registers of the board's per-block limit.
+/// The tables' static rule for MULTI_ITER blocks: n threads x 128 registers within the board's
+/// per-block limit (a coarse bound checked when a table is read). The kernels' real register
+/// counts depend on their launch bound (cuda/cuda_layout.hpp multi_bound_for, up to 255 per
+/// thread) and are checked per board from the compiler's report by scripts/jetson_archs.sh.
 const int kMultiIterRegistersPerThread = 128;
 
 /// Expected speed of one path for one algorithm x precision, and the self-test's tolerance.

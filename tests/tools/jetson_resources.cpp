@@ -206,8 +206,7 @@ std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::
         break;
     case OF_VARIANT_MULTI_ITER:
     default: {
-        // As resolve_tuning: the row's bound where it holds the block, else the default.
-        const int bound = l.bound && cuda::multi_bound_ok(prec, l.bound, threads) ? l.bound : cuda::multi_default_bound(prec);
+        const int bound = cuda::multi_bound_for(prec, l.bound, threads); // as resolve_tuning
         std::snprintf(buf, sizeof buf, "%dx%d r%d d%d b%d", t.bw, t.bh, t.rows, t.depth, bound);
         char k[64];
         if (prec == OF_PRECISION_F16)
