@@ -10,7 +10,11 @@
 //    hold on to, and an offset or gain then drives the flow there (issue: 6 levels of a
 //    512x512 grass frame ran 271 px off);
 //  - the sanity bound of a level's flow before it is upsampled: the correspondence x + u of
-//    every pixel stays within the level's frame extended by flow_margin();
+//    every pixel stays within the level's frame extended by flow_margin(); on level 0, the
+//    output, the bound is output_margin(): no observable motion takes a pixel further out of
+//    the frame than one frame size, so that bound never changes a flow a camera can see, and
+//    it keeps every OK flow finite and within the frame's size (the fuzzer found a 2x1 frame
+//    whose flow ran 23.7 px);
 //  - the median filter of the flow between warps (config.median_size);
 //  - exposure range matching, the pair-level first step of OF_ROBUST_LOCAL_NORM: what one
 //    frame clips (a gain drives its bright parts to 255, or its dark parts to 0), the other
@@ -33,6 +37,13 @@ const float kRobustFloor = 4.0f;  // grey levels added to sd
 /// The sanity bound's margin, in the level's pixels, for a w x h level: an eighth of the
 /// shorter side plus one pixel. x + u is kept in [-margin, w - 1 + margin] (same for y).
 inline float flow_margin(int w, int h) { return 0.125f * static_cast<float>(w < h ? w : h) + 1.0f; }
+
+/// The bound's margin on level 0 (the output), for a w x h frame: the longer side. Every OK flow
+/// has x + u in [-margin, w - 1 + margin] and y + v in [-margin, h - 1 + margin].
+inline float output_margin(int w, int h) { return static_cast<float>(w > h ? w : h); }
+
+/// The margin of level `level` of a w x h level: flow_margin() above level 0, output_margin() on it.
+inline float level_margin(int level, int w, int h) { return level > 0 ? flow_margin(w, h) : output_margin(w, h); }
 
 /// Whether the texture rule decides the coarsest level: automatic levels and min_texture > 0.
 inline bool texture_rule_applies(unsigned levels_cfg, float min_texture) {

@@ -144,10 +144,8 @@ void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h, double* ban
 }
 
 // The sanity bound (core/robust.hpp): clamps x + u of every pixel into the level's frame
-// extended by flow_margin(). Returns the number of pixels changed.
-int bound_flow(of_context* c, Plane u1, Plane u2, float* margin_out) {
-    const float m = flow_margin(u1.w, u1.h);
-    *margin_out = m;
+// extended by margin m (level_margin()). Returns the number of pixels changed.
+int bound_flow(of_context* c, Plane u1, Plane u2, float m) {
     double* band_sums = static_cast<double*>(c->buf[kBufBandSums]);
     const int sum_stride = 64 / static_cast<int>(sizeof(double));
     rows(c, u1.h, [&](int y0, int y1, int band) {
@@ -294,8 +292,8 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
             }
             if (median > 0) median_flow(c, u1, u2, f.work(kBufTmp, l), median);
         }
-        float margin = 0.0f;
-        const int clamped = l > 0 ? bound_flow(c, u1, u2, &margin) : 0;
+        const float margin = level_margin(l, d.w, d.h);
+        const int clamped = bound_flow(c, u1, u2, margin);
         level_trace::emit(level_trace::Level{l, f.levels, u1, u2,
                                              static_cast<unsigned long long>(total_iterations - level_start),
                                              margin, clamped});

@@ -376,10 +376,9 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
                 ucur ^= 1;
             }
         }
-        if (l > 0)
-            OF_CUDA_TRY(launch_finish_level(st.plane<float2>(lay.u[ucur], d), l, top_dev, info->top,
-                                            flow_margin(d.w, d.h), s),
-                        "level end launch");
+        OF_CUDA_TRY(launch_finish_level(st.plane<float2>(lay.u[ucur], d), l, top_dev, info->top,
+                                        level_margin(l, d.w, d.h), s),
+                    "level end launch");
     }
     info->ucur = ucur;
     return OF_OK;

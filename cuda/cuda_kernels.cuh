@@ -119,8 +119,8 @@ cudaError_t launch_texture_top(const TexLevels& t, double* partials, double min_
 /// src and dst must not overlap. cudaErrorInvalidValue for another size.
 cudaError_t launch_median_flow(DPlane<const float2> src, DPlane<float2> dst, int size, cudaStream_t s);
 /// End of level `level` in place: with t = (top ? *top : top_host), zero flow when level > t,
-/// else for level > 0 the sanity bound with margin m = flow_margin(w, h): x + u1 clamped to
-/// [-m, w - 1 + m], y + u2 to [-m, h - 1 + m] (tvl1_driver.cpp bound_flow).
+/// else the sanity bound with margin m = level_margin(level, w, h) (core/robust.hpp): x + u1
+/// clamped to [-m, w - 1 + m], y + u2 to [-m, h - 1 + m] (tvl1_driver.cpp bound_flow).
 cudaError_t launch_finish_level(DPlane<float2> u, int level, const int* top, int top_host, float margin,
                                 cudaStream_t s);
 

@@ -6,7 +6,7 @@
 //    into a device int, so that a captured graph decides it per frame without a host wait;
 //  - the size x size median of both flow components (median_flow_ref);
 //  - the end of a level (tvl1_driver.cpp solve_levels): zero flow above the coarsest level to
-//    solve, the sanity bound (flow_margin) on every other level above 0;
+//    solve, the sanity bound (level_margin) on every other level;
 //  - exposure range matching (tvl1_driver.cpp match_exposure): histograms of both converted
 //    frames (exposure_hist_ref: integer counts, so the atomics' order does not matter), the
 //    match itself (exposure_match, the host's own code, in one thread) and the clamp of each
@@ -136,8 +136,8 @@ __global__ void __launch_bounds__(kBX * kBY) k_median_flow(DPlane<const float2> 
 }
 
 // The end of level `level`, in place: zero above the coarsest level solved (*top when top is
-// not null, else top_host), else on levels above 0 x + u1 into [-m, w - 1 + m] and y + u2 into
-// [-m, h - 1 + m] (bound_flow: fmin(fmax(u, lo), hi)).
+// not null, else top_host), else x + u1 into [-m, w - 1 + m] and y + u2 into [-m, h - 1 + m]
+// (bound_flow: fmin(fmax(u, lo), hi); m = level_margin(level, w, h), chosen by the caller).
 __global__ void __launch_bounds__(kBX * kBY) k_finish_level(DPlane<float2> u, int level, const int* top, int top_host,
                                                       float m) {
     int x, y;
@@ -148,7 +148,6 @@ __global__ void __launch_bounds__(kBX * kBY) k_finish_level(DPlane<float2> u, in
         *p = make_float2(0.0f, 0.0f);
         return;
     }
-    if (level == 0) return;
     const float2 v = *p;
     const float xlo = -m - static_cast<float>(x), xhi = static_cast<float>(u.w - 1 - x) + m;
     const float ylo = -m - static_cast<float>(y), yhi = static_cast<float>(u.h - 1 - y) + m;

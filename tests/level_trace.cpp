@@ -12,7 +12,8 @@
 //    the flow is right (EPE < 0.1, no pixel beyond the true largest displacement + 2 px).
 // 3. The sanity bound: a brightness ramp whose offset no motion can explain pushes the coarse
 //    flow out of the frame; every level above 0 comes back with x + u inside the frame plus
-//    flow_margin(), and the bound clamped pixels on the coarsest level.
+//    flow_margin(), level 0 (the output) inside the frame plus output_margin(), and the bound
+//    clamped pixels on the coarsest level.
 #include "test_util.hpp"
 
 #include "core/level_trace.hpp"
@@ -186,9 +187,9 @@ void test_bound_clamps() {
     CHECK(r.ok);
     int clamped = 0;
     for (const LevelStat& s : r.trace.levels) {
-        if (s.level == 0) continue;
-        clamped += s.clamped;
-        CHECK_MSG(std::fabs(s.bound - oflow::flow_margin(s.w, s.h)) < 1e-6, "level %d: bound %.2f", s.level, s.bound);
+        const float want = s.level > 0 ? oflow::flow_margin(s.w, s.h) : oflow::output_margin(s.w, s.h);
+        CHECK_MSG(std::fabs(s.bound - want) < 1e-6, "level %d: bound %.2f, want %.2f", s.level, s.bound, want);
+        if (s.level > 0) clamped += s.clamped;
         CHECK_MSG(s.worst_excess <= 1e-4, "level %d: x + u leaves the frame + margin by %.4f px", s.level,
                   s.worst_excess);
     }

@@ -1,0 +1,246 @@
+// fuzz_api: libFuzzer target over the C API. Bytes -> an of_config (every field, raw enum values,
+// raw float bit patterns: NaN, Inf, denormals; tiny and odd sizes), two image descriptors and an
+// output descriptor (sizes above the maximum, strides below the row, zero sizes, mismatched
+// formats) and the pixels -> of_query_memory, of_create, of_get_info, of_process, of_destroy.
+//
+// The contract, checked with a crash (abort) where it breaks:
+//  - a failing call returns a non-OK status with a non-empty of_last_error, and leaves the
+//    output buffers byte for byte as they were (a canary pattern);
+//  - an OK of_process gives finite flow over the whole frame, within the frame's size plus a
+//    margin (|u| <= width + 16, |v| <= height + 16);
+//  - of_query_memory == what of_create plans (of_get_info host_bytes).
+// The reference backend only (NEON and CUDA paths are tested against it elsewhere), and a cap on
+// the work of one input so that the fuzzer keeps its pace.
+#include "oflow.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+// An enum field's value as stored (the fuzzer stores values outside the enumerators: reading them
+// as the enum type would itself be undefined behaviour).
+template <class E>
+int32_t raw_of(const E& e) {
+    int32_t v;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
+const unsigned char kCanary = 0xA5;
+const of_config* g_cfg = nullptr; // the input's config, printed with a broken contract
+
+[[noreturn]] void broken(const char* what, const char* detail) {
+    std::fprintf(stderr, "fuzz_api: contract broken: %s (%s)\n", what, detail ? detail : "");
+    if (g_cfg) {
+        const of_config& c = *g_cfg;
+        std::fprintf(stderr,
+                     "  config: max %ux%u levels %u scale %g warps %u iterations %u epsilon %g presmooth %g "
+                     "threads %u budget %g tau %g lambda %g theta %g robust %d sigma %g median %u min_texture %g\n",
+                     c.max_width, c.max_height, c.levels, static_cast<double>(c.scale_factor), c.warps, c.iterations,
+                     static_cast<double>(c.epsilon), static_cast<double>(c.presmooth_sigma), c.threads,
+                     static_cast<double>(c.time_budget_ms), static_cast<double>(c.tvl1.tau),
+                     static_cast<double>(c.tvl1.lambda), static_cast<double>(c.tvl1.theta), static_cast<int>(raw_of(c.robust)),
+                     static_cast<double>(c.robust_sigma), c.median_size, static_cast<double>(c.min_texture));
+    }
+    std::abort();
+}
+
+// A float from the bytes: mostly plausible values, sometimes a raw bit pattern.
+float any_float(FuzzedDataProvider& d, float lo, float hi) {
+    switch (d.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0: {
+        const uint32_t bits = d.ConsumeIntegral<uint32_t>();
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+    }
+    case 1: return d.ConsumeFloatingPointInRange<float>(lo, hi);
+    case 2: return d.PickValueInArray<float>({0.0f, -0.0f, 1e-41f, 1e-30f, 1e30f, -1.0f, 0.5f, 1.0f});
+    default: return d.ConsumeFloatingPointInRange<float>(lo, hi);
+    }
+}
+
+template <class E>
+void raw_enum(FuzzedDataProvider& d, E* e, int32_t lo, int32_t hi) {
+    const int32_t v = d.ConsumeBool() ? d.ConsumeIntegralInRange<int32_t>(lo, hi) : d.ConsumeIntegral<int32_t>();
+    std::memcpy(e, &v, sizeof v);
+}
+
+uint32_t small_or_raw(FuzzedDataProvider& d, uint32_t lo, uint32_t hi) {
+    return d.ConsumeIntegralInRange<int>(0, 7) == 0 ? d.ConsumeIntegral<uint32_t>() : d.ConsumeIntegralInRange<uint32_t>(lo, hi);
+}
+
+size_t bytes_per_pixel(int32_t f) { return f == OF_PIXEL_U16 ? 2 : f == OF_PIXEL_F32 ? 4 : 1; }
+
+void fill_config(FuzzedDataProvider& d, of_config* c) {
+    of_config_init(c, OF_ALGO_TVL1);
+    if (d.ConsumeIntegralInRange<int>(0, 15) == 0) raw_enum(d, &c->algorithm, -1, 5);
+    c->max_width = small_or_raw(d, 0, 48);
+    c->max_height = small_or_raw(d, 0, 40);
+    raw_enum(d, &c->format, 0, 4);
+    c->levels = small_or_raw(d, 0, 17);
+    c->scale_factor = any_float(d, 0.0f, 1.0f);
+    c->warps = small_or_raw(d, 0, 4);
+    c->iterations = small_or_raw(d, 0, 12);
+    c->epsilon = any_float(d, 0.0f, 0.1f);
+    c->presmooth_sigma = any_float(d, 0.0f, 9.0f);
+    c->backend = OF_BACKEND_REFERENCE;
+    raw_enum(d, &c->precision, 0, 3);
+    c->threads = small_or_raw(d, 0, 3);
+    c->time_budget_ms = d.ConsumeIntegralInRange<int>(0, 7) == 0 ? any_float(d, 0.0f, 5.0f) : 0.0f;
+    c->tvl1.tau = any_float(d, 0.0f, 0.3f);
+    c->tvl1.lambda = any_float(d, 0.0f, 2.0f);
+    c->tvl1.theta = any_float(d, 0.0f, 2.0f);
+    raw_enum(d, &c->variant, 0, 4);
+    c->block_width = small_or_raw(d, 0, 64);
+    c->block_height = small_or_raw(d, 0, 16);
+    c->fused_depth = small_or_raw(d, 0, 17);
+    raw_enum(d, &c->robust, 0, 2);
+    c->robust_sigma = any_float(d, 0.0f, 11.0f);
+    c->median_size = small_or_raw(d, 0, 6);
+    c->min_texture = any_float(d, 0.0f, 10.0f);
+}
+
+struct Frame {
+    of_image img;
+    std::vector<unsigned char> bytes;
+};
+
+// An image descriptor near the config's, broken in one of several ways or not at all.
+void fill_image(FuzzedDataProvider& d, const of_config& c, uint32_t w, uint32_t h, Frame* f) {
+    of_image& im = f->img;
+    std::memset(&im, 0, sizeof im);
+    im.struct_size = d.ConsumeIntegralInRange<int>(0, 31) == 0 ? d.ConsumeIntegral<uint32_t>() : sizeof(of_image);
+    im.format = c.format;
+    if (d.ConsumeIntegralInRange<int>(0, 15) == 0) raw_enum(d, &im.format, 0, 4);
+    im.memory = OF_MEMORY_HOST;
+    if (d.ConsumeIntegralInRange<int>(0, 31) == 0) raw_enum(d, &im.memory, 0, 3);
+    im.width = w;
+    im.height = h;
+    const size_t bpp = bytes_per_pixel(raw_of(im.format));
+    const size_t row = static_cast<size_t>(w) * bpp;
+    switch (d.ConsumeIntegralInRange<int>(0, 9)) {
+    case 0: im.stride = row > 0 ? row - 1 : 0; break;                      // below the row
+    case 1: im.stride = d.ConsumeIntegralInRange<size_t>(0, 4 * row + 8); break; // anything
+    default: im.stride = row + bpp * d.ConsumeIntegralInRange<size_t>(0, 3); break;
+    }
+    // The buffer always holds what the descriptor claims (stride x height, capped): the API
+    // cannot know a buffer's size, so a caller lying about it is outside the contract.
+    const size_t need = im.stride * h + row + 16;
+    if (need > (1u << 20)) {
+        im.data = nullptr;
+        return;
+    }
+    f->bytes.resize(need);
+    const std::vector<uint8_t> px = d.ConsumeBytes<uint8_t>(need);
+    for (size_t i = 0; i < need; ++i) f->bytes[i] = i < px.size() ? px[i] : static_cast<unsigned char>(i * 37);
+    im.data = d.ConsumeIntegralInRange<int>(0, 31) == 0 ? nullptr : f->bytes.data();
+}
+
+bool untouched(const std::vector<unsigned char>& b) {
+    for (unsigned char x : b)
+        if (x != kCanary) return false;
+    return true;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    FuzzedDataProvider d(data, size);
+    of_config cfg;
+    fill_config(d, &cfg);
+    g_cfg = &cfg;
+
+    of_memory need;
+    std::memset(&need, 0, sizeof need);
+    need.struct_size = sizeof need;
+    const of_status q = of_query_memory(&cfg, &need);
+    if (q != OF_OK && of_last_error(nullptr)[0] == '\0') broken("of_query_memory failed without a message", nullptr);
+
+    // A valid config may plan gigabytes (32768 x 32768): the fuzzer's malloc limit would report
+    // that as a crash, so such plans stop at the query.
+    if (q == OF_OK && need.host_bytes > (256u << 20)) return 0;
+    of_context* ctx = nullptr;
+    const of_status s = of_create(&cfg, &ctx);
+    if (s != OF_OK) {
+        if (ctx != nullptr) broken("of_create failed but returned a context", of_last_error(nullptr));
+        if (of_last_error(nullptr)[0] == '\0') broken("of_create failed without a message", nullptr);
+        if (q == OF_OK) broken("of_query_memory accepted what of_create refused", of_last_error(nullptr));
+        return 0;
+    }
+    if (q != OF_OK) broken("of_create accepted what of_query_memory refused", nullptr);
+    of_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (of_get_info(ctx, &info) != OF_OK) broken("of_get_info failed on a live context", of_last_error(ctx));
+    if (info.host_bytes != need.host_bytes) broken("of_query_memory != of_create's plan", nullptr);
+
+    // Work cap: pixels x levels x warps x iterations of one frame.
+    const double work = static_cast<double>(cfg.max_width) * cfg.max_height * info.levels * info.warps * info.iterations;
+    const int frames = work > 4e6 ? 0 : d.ConsumeIntegralInRange<int>(1, 2);
+    for (int k = 0; k < frames; ++k) {
+        uint32_t w = cfg.max_width, h = cfg.max_height;
+        if (d.ConsumeBool()) {
+            w = small_or_raw(d, 0, cfg.max_width + 2);
+            h = small_or_raw(d, 0, cfg.max_height + 2);
+        }
+        if (static_cast<uint64_t>(w) * h > (1u << 16)) w = h = 1;
+        Frame f0, f1;
+        fill_image(d, cfg, w, h, &f0);
+        fill_image(d, cfg, d.ConsumeIntegralInRange<int>(0, 15) == 0 ? w + 1 : w, h, &f1);
+        of_flow fl;
+        std::memset(&fl, 0, sizeof fl);
+        fl.struct_size = sizeof fl;
+        fl.layout = d.ConsumeBool() ? OF_FLOW_INTERLEAVED : OF_FLOW_PLANAR;
+        if (d.ConsumeIntegralInRange<int>(0, 31) == 0) raw_enum(d, &fl.layout, 0, 3);
+        fl.memory = OF_MEMORY_HOST;
+        fl.width = d.ConsumeIntegralInRange<int>(0, 15) == 0 ? w + 1 : w;
+        fl.height = h;
+        const bool inter = raw_of(fl.layout) == OF_FLOW_INTERLEAVED;
+        const size_t per = inter ? 8 : 4;
+        fl.stride = static_cast<size_t>(w) * per + 4 * d.ConsumeIntegralInRange<size_t>(0, 2);
+        if (d.ConsumeIntegralInRange<int>(0, 15) == 0) fl.stride = d.ConsumeIntegralInRange<size_t>(0, 64);
+        const size_t plane = fl.stride * h + 64;
+        if (plane > (1u << 22)) continue; // the harness's own buffers stay small
+        std::vector<unsigned char> ub(plane, kCanary), vb(plane, kCanary);
+        fl.u = reinterpret_cast<float*>(ub.data());
+        fl.v = inter ? nullptr : reinterpret_cast<float*>(vb.data());
+        if (d.ConsumeIntegralInRange<int>(0, 31) == 0) fl.v = reinterpret_cast<float*>(vb.data());
+
+        const of_status p = of_process(ctx, &f0.img, &f1.img, &fl);
+        if (p != OF_OK) {
+            if (of_last_error(ctx)[0] == '\0') broken("of_process failed without a message", nullptr);
+            if (!untouched(ub) || !untouched(vb)) broken("of_process failed but wrote to the output", of_last_error(ctx));
+            continue;
+        }
+        // OK: finite flow over the whole frame, bounded by the frame's size plus a margin.
+        const float mu = static_cast<float>(w) + 16.0f, mv = static_cast<float>(h) + 16.0f;
+        for (uint32_t y = 0; y < h; ++y)
+            for (uint32_t x = 0; x < w; ++x) {
+                float u, v;
+                const unsigned char* r = ub.data() + y * fl.stride;
+                if (inter) {
+                    std::memcpy(&u, r + 8 * x, 4);
+                    std::memcpy(&v, r + 8 * x + 4, 4);
+                } else {
+                    std::memcpy(&u, r + 4 * x, 4);
+                    std::memcpy(&v, vb.data() + y * fl.stride + 4 * x, 4);
+                }
+                if (!std::isfinite(u) || !std::isfinite(v)) broken("OK flow is not finite", nullptr);
+                if (std::fabs(u) > mu || std::fabs(v) > mv) {
+                    char b[96];
+                    std::snprintf(b, sizeof b, "(%g, %g) at (%u, %u) of %ux%u", u, v, x, y, w, h);
+                    broken("OK flow beyond the frame's size + 16 px", b);
+                }
+            }
+    }
+    of_destroy(ctx);
+    return 0;
+}
