@@ -180,8 +180,9 @@ typedef struct of_config {
     float scale_factor;         /**< pyramid downscale per level; default 0.5; [0.01, 0.99] */
     uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 */
     uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 */
-    float epsilon;              /**< stop a warp when mean |du|^2 <= epsilon^2; default 0.01; 0 = never */
-    float presmooth_sigma;      /**< Gaussian on both frames before the pyramid; default 0.8; 0 = off; <= 8 */
+    float epsilon;              /**< stop a warp when mean |du|^2 <= epsilon^2; default 0.01; 0 = never; finite,
+                                     >= 0 (squared in double: FLT_MAX stops every warp after one iteration) */
+    float presmooth_sigma;      /**< Gaussian on both frames before the pyramid; default 0.8; 0 = off; [0, 8] */
     of_backend backend;         /**< default OF_BACKEND_AUTO. Overridden by the environment variable
                                      OFLOW_FORCE_BACKEND=reference|neon|cuda|auto (unset or empty: no
                                      override), read by of_create, of_query_memory and of_explain (which agree),
@@ -198,7 +199,9 @@ typedef struct of_config {
                                      OF_BUDGET_ITERATIONS_PER_WARP iterations per warp it buys warps instead
                                      (re-linearising; one linearisation stops gaining after some 20-30
                                      iterations: docs/time-budget.md), up to 100; of_info.warps says how many.
-                                     A budget that buys no iteration, a negative or non-finite one:
+                                     Any finite budget is taken (the model runs in double; a huge one buys
+                                     the most: 100000 iterations, 100 warps). A budget that buys no
+                                     iteration, a negative or non-finite one:
                                      OF_ERR_INVALID_ARGUMENT (the message says what one iteration costs); a
                                      table without a row for the request: OF_ERR_UNSUPPORTED naming the file.
                                      The model is the table's, not a measurement of this machine; epsilon may
@@ -239,7 +242,7 @@ typedef struct of_config {
                                      frame-0 image, and every finer level's, has a mean squared gradient
                                      (central differences, grey levels^2 per px^2, after the preprocessing)
                                      of at least this; coarser levels are not solved (flow starts at zero
-                                     below them). Decided per frame; default 1; 0 = size rule only; <= 1e6 */
+                                     below them). Decided per frame; default 1; 0 = size rule only; [0, 1e6] */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */

@@ -51,6 +51,12 @@ struct Carver {
         off += bytes;
         return at;
     }
+    // The total, rounded up to kDeviceAlign (checked like every step: off + 255 could wrap).
+    bool end(std::size_t* total) {
+        take(0);
+        *total = off;
+        return ok;
+    }
 };
 
 // Bytes of a level-0 plane with elements of `elem` bytes.
@@ -189,8 +195,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     std::size_t partial_bytes = 0;
     if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;
     l->partials = c.take(partial_bytes);
-    if (!c.ok) return OF_ERR_OVERFLOW;
-    l->device_bytes = (c.off + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
+    if (!c.end(&l->device_bytes)) return OF_ERR_OVERFLOW;
 
     Carver s;
     l->stage_frame[0] = s.take(raw);
@@ -199,8 +204,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->stage_flow = 0; // the flow comes back after the frames went up: same bytes
     s.off = frames_end > flow ? frames_end : flow;
     l->stage_ctrl = s.take((kStopSlots + 2) * sizeof(int));
-    if (!s.ok) return OF_ERR_OVERFLOW;
-    l->pinned_bytes = (s.off + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
+    if (!s.end(&l->pinned_bytes)) return OF_ERR_OVERFLOW;
     return OF_OK;
 }
 

@@ -175,9 +175,29 @@ const CfgCase kCfgCases[] = {
     {"theta NaN", [](of_config& c) { c.tvl1.theta = kNaN; }, OF_ERR_INVALID_ARGUMENT},
     {"epsilon -0.01", [](of_config& c) { c.epsilon = -0.01f; }, OF_ERR_INVALID_ARGUMENT},
     {"epsilon NaN", [](of_config& c) { c.epsilon = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    // Audit of the float fields (denormals, huge values; the accepted ones: test_float_edges).
+    {"epsilon inf", [](of_config& c) { c.epsilon = kInf; }, OF_ERR_INVALID_ARGUMENT},
+    {"epsilon -1e-41", [](of_config& c) { c.epsilon = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
+    {"epsilon -FLT_MAX", [](of_config& c) { c.epsilon = -FLT_MAX; }, OF_ERR_INVALID_ARGUMENT},
     {"presmooth_sigma -0.1", [](of_config& c) { c.presmooth_sigma = -0.1f; }, OF_ERR_INVALID_ARGUMENT},
     {"presmooth_sigma 8.01", [](of_config& c) { c.presmooth_sigma = 8.01f; }, OF_ERR_INVALID_ARGUMENT},
     {"presmooth_sigma NaN", [](of_config& c) { c.presmooth_sigma = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"presmooth_sigma inf", [](of_config& c) { c.presmooth_sigma = kInf; }, OF_ERR_INVALID_ARGUMENT},
+    {"presmooth_sigma 1e30", [](of_config& c) { c.presmooth_sigma = 1e30f; }, OF_ERR_INVALID_ARGUMENT},
+    {"presmooth_sigma -1e-41", [](of_config& c) { c.presmooth_sigma = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
+    {"robust_sigma NaN", [](of_config& c) { c.robust_sigma = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"robust_sigma inf", [](of_config& c) { c.robust_sigma = kInf; }, OF_ERR_INVALID_ARGUMENT},
+    {"robust_sigma 0", [](of_config& c) { c.robust_sigma = 0.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"robust_sigma 1e-41", [](of_config& c) { c.robust_sigma = 1e-41f; }, OF_ERR_INVALID_ARGUMENT},
+    {"robust_sigma 0.49", [](of_config& c) { c.robust_sigma = 0.49f; }, OF_ERR_INVALID_ARGUMENT},
+    {"robust_sigma 10.01", [](of_config& c) { c.robust_sigma = 10.01f; }, OF_ERR_INVALID_ARGUMENT},
+    {"robust_sigma FLT_MAX", [](of_config& c) { c.robust_sigma = FLT_MAX; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_texture NaN", [](of_config& c) { c.min_texture = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_texture inf", [](of_config& c) { c.min_texture = kInf; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_texture -1", [](of_config& c) { c.min_texture = -1.0f; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_texture -1e-41", [](of_config& c) { c.min_texture = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_texture 1.01e6", [](of_config& c) { c.min_texture = 1.01e6f; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_texture FLT_MAX", [](of_config& c) { c.min_texture = FLT_MAX; }, OF_ERR_INVALID_ARGUMENT},
     {"threads 0", [](of_config& c) { c.threads = 0; }, OF_ERR_INVALID_ARGUMENT},
     {"threads 65", [](of_config& c) { c.threads = 65; }, OF_ERR_INVALID_ARGUMENT},
     {"backend 4", [](of_config& c) { set_raw(c.backend, 4); }, OF_ERR_INVALID_ARGUMENT},
@@ -186,6 +206,10 @@ const CfgCase kCfgCases[] = {
     {"time_budget_ms -1", [](of_config& c) { c.time_budget_ms = -1.0f; }, OF_ERR_INVALID_ARGUMENT},
     {"time_budget_ms NaN", [](of_config& c) { c.time_budget_ms = kNaN; }, OF_ERR_INVALID_ARGUMENT},
     {"time_budget_ms inf", [](of_config& c) { c.time_budget_ms = std::numeric_limits<float>::infinity(); }, OF_ERR_INVALID_ARGUMENT},
+    {"time_budget_ms -inf", [](of_config& c) { c.time_budget_ms = -kInf; }, OF_ERR_INVALID_ARGUMENT},
+    {"time_budget_ms -1e-41", [](of_config& c) { c.time_budget_ms = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
+    // a denormal budget is > 0 but buys no iteration
+    {"time_budget_ms 1e-41", [](of_config& c) { c.time_budget_ms = 1e-41f; }, OF_ERR_INVALID_ARGUMENT},
     // a budget that buys no iteration (the table's model: tests/platform/explain.cpp)
     {"time_budget_ms 1e-6", [](of_config& c) { c.time_budget_ms = 1e-6f; }, OF_ERR_INVALID_ARGUMENT},
     {"variant 4", [](of_config& c) { set_raw(c.variant, 4); }, OF_ERR_INVALID_ARGUMENT},
@@ -343,6 +367,84 @@ void test_config_errors() {
                       static_cast<int>(info.precision));
             of_destroy(cc);
         }
+    }
+}
+
+// Float fields at the edges the validation accepts (-0, denormals, the smallest normal, FLT_MAX
+// where the range allows it): each creates, runs a frame to a finite flow, and the huge values
+// do what oflow.h says (epsilon FLT_MAX: one iteration per warp on the CPU paths; a FLT_MAX time
+// budget: the most iterations and warps). UBSan builds check that no conversion overflows.
+void test_float_edges() {
+    struct Edge {
+        const char* what;
+        void (*mod)(of_config&);
+    };
+    const Edge edges[] = {
+        {"epsilon -0", [](of_config& c) { c.epsilon = -0.0f; }},
+        {"epsilon 1e-41", [](of_config& c) { c.epsilon = 1e-41f; }},
+        {"epsilon FLT_MIN", [](of_config& c) { c.epsilon = FLT_MIN; }},
+        {"epsilon FLT_MAX", [](of_config& c) { c.epsilon = FLT_MAX; }},
+        {"presmooth_sigma -0", [](of_config& c) { c.presmooth_sigma = -0.0f; }},
+        {"presmooth_sigma 1e-41", [](of_config& c) { c.presmooth_sigma = 1e-41f; }},
+        {"presmooth_sigma 8", [](of_config& c) { c.presmooth_sigma = 8.0f; }},
+        {"robust_sigma 0.5", [](of_config& c) { c.robust_sigma = 0.5f; }},
+        {"robust_sigma 10", [](of_config& c) { c.robust_sigma = 10.0f; }},
+        {"min_texture -0", [](of_config& c) { c.min_texture = -0.0f; }},
+        {"min_texture 1e-41", [](of_config& c) { c.min_texture = 1e-41f; }},
+        {"min_texture 1e6", [](of_config& c) { c.min_texture = 1e6f; }},
+        {"time_budget_ms -0", [](of_config& c) { c.time_budget_ms = -0.0f; }},
+        {"scale_factor 0.01", [](of_config& c) { c.scale_factor = 0.01f; }},
+        {"scale_factor 0.99", [](of_config& c) { c.scale_factor = 0.99f; }},
+        {"tvl1 smallest", [](of_config& c) { c.tvl1.tau = 1e-4f; c.tvl1.lambda = 1e-4f; c.tvl1.theta = 1e-4f; }},
+        {"tvl1 largest", [](of_config& c) { c.tvl1.tau = 0.25f; c.tvl1.lambda = 1e3f; c.tvl1.theta = 10.0f; }},
+        {"tvl1 tau/theta largest", [](of_config& c) { c.tvl1.tau = 0.25f; c.tvl1.lambda = 1e3f; c.tvl1.theta = 1e-4f; }},
+    };
+    const Pair p = synth_pair(oflow::synth::Case::Translation, kW, kH, 7);
+    const FramePair fp = frames_of(p, OF_PIXEL_U8);
+    for (const Edge& e : edges) {
+        of_config c = base_cfg();
+        e.mod(c);
+        of_context* ctx = create_or_report(c, e.what);
+        CHECK_MSG(ctx != nullptr, "create(%s) refused an accepted value", e.what);
+        if (!ctx) continue;
+        FlowBuf fl = make_flow(kW, kH);
+        const of_status s = of_process(ctx, &fp.prev.img, &fp.next.img, &fl.f);
+        CHECK_MSG(s == OF_OK, "process(%s): got %s (%s)", e.what, st(s), of_last_error(ctx));
+        const std::vector<float> uv = fl.extract();
+        CHECK_MSG(s != OF_OK || all_finite(uv), "process(%s): non-finite flow", e.what);
+        // The sanity bound holds whatever the parameters: x + u within the frame extended by
+        // its longer side.
+        CHECK_MSG(s != OF_OK || max_abs(uv) <= 2.0f * static_cast<float>(kW), "process(%s): flow %g px", e.what,
+                  static_cast<double>(max_abs(uv)));
+        of_info info;
+        std::memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        CHECK(of_get_info(ctx, &info) == OF_OK);
+        if (c.time_budget_ms == 0.0f)
+            CHECK_MSG(info.iterations == c.iterations && info.warps == c.warps, "%s: budget applied", e.what);
+        if (c.epsilon == FLT_MAX && info.backend != OF_BACKEND_CUDA && s == OF_OK) {
+            const uint64_t levels = static_cast<uint64_t>(info.last_coarsest) + 1;
+            CHECK_MSG(info.last_iterations == levels * c.warps, "epsilon FLT_MAX: %llu iterations, want %llu",
+                      static_cast<unsigned long long>(info.last_iterations),
+                      static_cast<unsigned long long>(levels * c.warps));
+        }
+        of_destroy(ctx);
+    }
+
+    // A FLT_MAX time budget is finite: it buys the most the model allows (the table's model
+    // runs in double, budget_ms * 1e6 ns included).
+    {
+        of_config c = base_cfg();
+        c.time_budget_ms = FLT_MAX;
+        of_info info;
+        std::memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        const of_status s = of_explain(&c, &info);
+        CHECK_MSG(s == OF_OK, "explain(time_budget_ms FLT_MAX): got %s (%s)", st(s), of_last_error(nullptr));
+        if (s == OF_OK)
+            CHECK_MSG(info.iterations == 100000 && info.warps == 100 && std::isfinite(info.predicted_ms),
+                      "time_budget_ms FLT_MAX: %u iterations x %u warps, %g ms", info.iterations, info.warps,
+                      info.predicted_ms);
     }
 }
 
@@ -639,6 +741,32 @@ void test_process_errors_common(of_pixel_format fmt) {
         // and the 4-row frames themselves are fine
         s = of_process(t.ctx, &a, &b, &fl4.f);
         CHECK_MSG(s == OF_OK, "process(48x4): got %s (%s)", st(s), of_last_error(t.ctx));
+        // Stride SIZE_MAX - 7 with 2 rows: stride * 1 + row overflows.
+        Pair p2 = synth_pair(oflow::synth::Case::Translation, kW, 2, 5);
+        FramePair f2 = frames_of(p2, fmt);
+        FlowBuf fl2 = make_flow(kW, 2);
+        a = f2.prev.img;
+        a.stride = std::numeric_limits<size_t>::max() & ~static_cast<size_t>(7);
+        s = of_process(t.ctx, &a, &f2.next.img, &fl2.f);
+        CHECK_MSG(s == OF_ERR_OVERFLOW, "process(prev stride SIZE_MAX-7, height 2): got %s", st(s));
+        CHECK(fl2.untouched());
+    }
+
+    // One row addresses row 0 only: any stride passes, even one near SIZE_MAX (the span is one
+    // row), and the flow is the one of minimal strides.
+    {
+        Pair p1 = synth_pair(oflow::synth::Case::Translation, kW, 1, 5);
+        FramePair f1 = frames_of(p1, fmt);
+        FlowBuf want = make_flow(kW, 1), got = make_flow(kW, 1);
+        of_status s = of_process(t.ctx, &f1.prev.img, &f1.next.img, &want.f);
+        CHECK_MSG(s == OF_OK, "process(48x1): got %s (%s)", st(s), of_last_error(t.ctx));
+        of_image a = f1.prev.img, b = f1.next.img;
+        a.stride = b.stride = std::numeric_limits<size_t>::max() & ~static_cast<size_t>(7);
+        of_flow f = got.f;
+        f.stride = a.stride;
+        s = of_process(t.ctx, &a, &b, &f);
+        CHECK_MSG(s == OF_OK, "process(48x1, strides SIZE_MAX-7): got %s (%s)", st(s), of_last_error(t.ctx));
+        if (s == OF_OK) CHECK(same_bits(got.extract(), want.extract(), "48x1: huge strides vs minimal"));
     }
 
     // Valid unusual strides: padding, which the library must neither read as pixels nor write.
@@ -942,6 +1070,7 @@ int main() {
     test_strings_and_version();
     test_config_init();
     test_config_errors();
+    test_float_edges();
     test_out_of_memory();
     const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_U16, OF_PIXEL_F32};
     for (of_pixel_format f : fmts) test_process_errors_common(f);

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -26,16 +27,60 @@ bool parse_u32(const std::string& s, uint32_t lo, uint32_t hi, uint32_t* out) {
     return true;
 }
 
-bool parse_float(const std::string& s, float* out) {
-    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+// Why a number was refused: its syntax, or a value a float cannot hold.
+enum class FloatParse { Ok, Syntax, NonFinite, Huge, Tiny };
+
+// A float option: a whole decimal (or hex) number, rounded to the nearest float (strtof), that
+// is 0 or a normal float. Values a float cannot hold are refused, not rounded: above FLT_MAX
+// they would be infinite, and a nonzero value below FLT_MIN (the smallest normal) would become
+// a denormal or 0, which turned --epsilon 1e-50 into "never stop" and --min-texture 1e-50 into
+// "size rule only" without a word.
+FloatParse parse_float_why(const std::string& s, float* out) {
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return FloatParse::Syntax;
     char* end = nullptr;
     errno = 0;
-    const double v = std::strtod(s.c_str(), &end);
-    if (*end != '\0' || errno == ERANGE || !std::isfinite(v) ||
-        std::fabs(v) > std::numeric_limits<float>::max())
-        return false;
-    *out = static_cast<float>(v);
-    return true;
+    const float v = std::strtof(s.c_str(), &end);
+    const bool range = errno == ERANGE;
+    if (*end != '\0') return FloatParse::Syntax;
+    if (std::isnan(v)) return FloatParse::NonFinite;
+    if (std::isinf(v)) return range ? FloatParse::Huge : FloatParse::NonFinite; // "1e39" vs "inf"
+    if (v != 0.0f ? std::fabs(v) < std::numeric_limits<float>::min() : range) return FloatParse::Tiny;
+    *out = v;
+    return FloatParse::Ok;
+}
+
+bool parse_float(const std::string& s, float* out) { return parse_float_why(s, out) == FloatParse::Ok; }
+
+// What a refused float option should have been: "a number" for a syntax error, else the range.
+std::string float_expected(FloatParse why) {
+    char buf[96];
+    switch (why) {
+    case FloatParse::NonFinite: return "a finite number";
+    case FloatParse::Huge:
+        std::snprintf(buf, sizeof buf, "a number of magnitude <= %.9g",
+                      static_cast<double>(std::numeric_limits<float>::max()));
+        return buf;
+    case FloatParse::Tiny:
+        std::snprintf(buf, sizeof buf, "a number: 0, or of magnitude >= %.9g",
+                      static_cast<double>(std::numeric_limits<float>::min()));
+        return buf;
+    default: return "a number";
+    }
+}
+
+// The same for --budget (a time in ms, > 0).
+std::string budget_expected(FloatParse why) {
+    char buf[96];
+    switch (why) {
+    case FloatParse::Huge:
+        std::snprintf(buf, sizeof buf, "a time in ms, <= %.9g", static_cast<double>(std::numeric_limits<float>::max()));
+        return buf;
+    case FloatParse::Tiny:
+        std::snprintf(buf, sizeof buf, "a time in ms, >= %.9g", static_cast<double>(std::numeric_limits<float>::min()));
+        return buf;
+    case FloatParse::NonFinite: return "a finite time in ms, > 0";
+    default: return "a time in ms, > 0";
+    }
 }
 
 bool parse_size(const std::string& s, int* w, int* h) {
@@ -208,7 +253,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             if (value.empty()) return bad("a file name");
             o->tuning = value;
         } else if (arg == "--budget") {
-            if (!parse_float(value, &f) || !(f > 0.0f)) return bad("a time in ms, > 0");
+            const FloatParse why = parse_float_why(value, &f);
+            if (why != FloatParse::Ok || !(f > 0.0f)) return bad(budget_expected(why).c_str());
             o->budget = f;
         } else if (arg == "--synth") {
             if (value != "all" && !oflow::synth::case_from_name(value.c_str(), nullptr))
@@ -264,7 +310,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
              : arg == "--window"  ? o->window
                                   : o->fused_depth) = u;
         } else {
-            if (!parse_float(value, &f)) return bad("a number");
+            const FloatParse why = parse_float_why(value, &f);
+            if (why != FloatParse::Ok) return bad(float_expected(why).c_str());
             (arg == "--scale"          ? o->scale
              : arg == "--epsilon"      ? o->epsilon
              : arg == "--lambda"       ? o->lambda
