@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: host build (warnings are errors) + CTest, then the same suite built
-# with AddressSanitizer + UndefinedBehaviorSanitizer, then an aarch64 cross build whose suite
+# with AddressSanitizer + UndefinedBehaviorSanitizer, then the libFuzzer targets for 60 s each
+# (scripts/fuzz.sh: clang, ASan + UBSan; skipped with a message where clang's libFuzzer cannot
+# be installed), then the ThreadSanitizer stage (8 application threads with a context each for
+# 20 s, bit-identical to single runs: threads_stress; and the contexts test), then an aarch64
+# cross build whose suite
 # runs under qemu-aarch64 twice: with OFLOW_FORCE_BACKEND=reference and =neon, so both CPU
 # paths pass every test; last, the NEON kernel checks of a build with FP16 vector arithmetic
 # (Xavier/Orin flags; qemu's CPU has it), where the F16 kernels exist. Between the host and the
@@ -27,6 +31,14 @@ echo "== ASan + UBSan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j"$jobs"
 ctest --preset asan -j"$jobs" --no-tests=error
+
+echo "== fuzz targets, 60 s each (scripts/fuzz.sh 1)"
+bash scripts/fuzz.sh 1
+
+echo "== ThreadSanitizer: threads_stress (8 threads, 20 s) and contexts"
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j"$jobs"
+ctest --preset tsan --no-tests=error
 
 echo "== aarch64 cross build (toolchains/aarch64-linux-gnu.cmake), tests under qemu-aarch64"
 cmake --preset aarch64 >/dev/null

@@ -3,12 +3,15 @@
 // so the worker pools run beside each other), process their own pairs again and again for a
 // bounded time (OFLOW_STRESS_SECONDS, default 2 s; at least 2 frames each). Every result must be
 // bit-identical to the same context's flow computed before the threads started, alone (epsilon 0:
-// the result does not depend on thread counts or scheduling).
+// the result does not depend on thread counts or scheduling). Between frames each thread also
+// has of_query_memory refuse a config of its own (warps = 1000 + thread): of_last_error(NULL)
+// must name that thread's value, not another's (the message without a context is per thread).
 #include "test_util.hpp"
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 using namespace oftest;
@@ -26,6 +29,7 @@ struct Worker {
     int frames_done = 0;
     int mismatches = 0;
     int failures = 0;
+    int foreign_messages = 0;
     Worker(uint32_t w, uint32_t h, uint32_t threads, Case k, uint32_t seed)
         : cfg(tvl1_config(w, h)), pair(synth_pair(k, w, h, seed)), frames(frames_of(pair, OF_PIXEL_U8)) {
         cfg.backend = OF_BACKEND_REFERENCE;
@@ -64,8 +68,8 @@ int main() {
     std::atomic<bool> go{false};
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     std::vector<std::thread> pool;
-    for (Worker& wk : workers)
-        pool.emplace_back([&wk, &go, until] {
+    for (size_t wi = 0; wi < workers.size(); ++wi)
+        pool.emplace_back([&wk = workers[wi], wi, &go, until] {
             while (!go.load()) std::this_thread::yield();
             of_context* ctx = nullptr;
             if (of_create(&wk.cfg, &ctx) != OF_OK) {
@@ -80,6 +84,16 @@ int main() {
                          std::memcmp(r.data(), wk.expected.data(), r.size() * sizeof(float)) != 0)
                     ++wk.mismatches;
                 ++wk.frames_done;
+                of_config bad = wk.cfg;
+                bad.warps = 1000 + static_cast<uint32_t>(wi);
+                of_memory m;
+                std::memset(&m, 0, sizeof m);
+                m.struct_size = sizeof m;
+                char want[32];
+                std::snprintf(want, sizeof want, "warps %u", bad.warps);
+                if (of_query_memory(&bad, &m) != OF_ERR_INVALID_ARGUMENT ||
+                    std::strstr(of_last_error(nullptr), want) == nullptr)
+                    ++wk.foreign_messages;
             }
             of_destroy(ctx);
         });
@@ -88,8 +102,11 @@ int main() {
     int total = 0;
     for (int i = 0; i < kThreads; ++i) {
         const Worker& wk = workers[static_cast<size_t>(i)];
-        std::printf("thread %d: %ux%u threads %u: %d frames, %d mismatches, %d failures\n", i, wk.pair.w, wk.pair.h,
-                    wk.cfg.threads, wk.frames_done, wk.mismatches, wk.failures);
+        std::printf("thread %d: %ux%u threads %u: %d frames, %d mismatches, %d failures, %d foreign messages\n", i,
+                    wk.pair.w, wk.pair.h, wk.cfg.threads, wk.frames_done, wk.mismatches, wk.failures,
+                    wk.foreign_messages);
+        CHECK_MSG(wk.foreign_messages == 0, "thread %d: of_last_error(NULL) did not name its own refusal %d times", i,
+                  wk.foreign_messages);
         CHECK_MSG(wk.failures == 0 && wk.mismatches == 0, "thread %d: %d failures, %d mismatches", i, wk.failures,
                   wk.mismatches);
         CHECK_MSG(wk.frames_done >= 2, "thread %d: %d frames", i, wk.frames_done);

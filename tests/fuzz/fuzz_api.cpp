@@ -6,14 +6,16 @@
 // The contract, checked with a crash (abort) where it breaks:
 //  - a failing call returns a non-OK status with a non-empty of_last_error, and leaves the
 //    output buffers byte for byte as they were (a canary pattern);
-//  - an OK of_process gives finite flow over the whole frame, within the frame's size plus a
-//    margin (|u| <= width + 16, |v| <= height + 16);
-//  - of_query_memory == what of_create plans (of_get_info host_bytes).
+//  - an OK of_process gives finite flow over the whole frame, with every correspondence within the
+//    frame extended by its longer side M: x + u in [-M, w - 1 + M], y + v in [-M, h - 1 + M]
+//    (api/oflow.h, of_process);
+//  - of_query_memory == what of_create plans (of_get_info host_bytes), and of_explain accepts
+//    exactly the configs of_query_memory accepts.
 // The reference backend only (NEON and CUDA paths are tested against it elsewhere), and a cap on
 // the work of one input so that the fuzzer keeps its pace.
 #include "oflow.h"
 
-#include <fuzzer/FuzzedDataProvider.h>
+#include "byte_source.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -53,35 +55,29 @@ const of_config* g_cfg = nullptr; // the input's config, printed with a broken c
 }
 
 // A float from the bytes: mostly plausible values, sometimes a raw bit pattern.
-float any_float(FuzzedDataProvider& d, float lo, float hi) {
-    switch (d.ConsumeIntegralInRange<int>(0, 3)) {
-    case 0: {
-        const uint32_t bits = d.ConsumeIntegral<uint32_t>();
-        float f;
-        std::memcpy(&f, &bits, sizeof f);
-        return f;
-    }
-    case 1: return d.ConsumeFloatingPointInRange<float>(lo, hi);
-    case 2: return d.PickValueInArray<float>({0.0f, -0.0f, 1e-41f, 1e-30f, 1e30f, -1.0f, 0.5f, 1.0f});
-    default: return d.ConsumeFloatingPointInRange<float>(lo, hi);
+float any_float(fuzz::ByteSource& d, float lo, float hi) {
+    switch (d.in_range<int>(0, 3)) {
+    case 0: return d.any_bits_float();
+    case 1: return d.pick<float>({0.0f, -0.0f, 1e-41f, 1.2e-38f, 1e-30f, 1e30f, 3.4e38f, -1.0f, 0.5f, 1.0f});
+    default: return d.float_in(lo, hi);
     }
 }
 
 template <class E>
-void raw_enum(FuzzedDataProvider& d, E* e, int32_t lo, int32_t hi) {
-    const int32_t v = d.ConsumeBool() ? d.ConsumeIntegralInRange<int32_t>(lo, hi) : d.ConsumeIntegral<int32_t>();
+void raw_enum(fuzz::ByteSource& d, E* e, int32_t lo, int32_t hi) {
+    const int32_t v = d.boolean() ? d.in_range<int32_t>(lo, hi) : d.raw<int32_t>();
     std::memcpy(e, &v, sizeof v);
 }
 
-uint32_t small_or_raw(FuzzedDataProvider& d, uint32_t lo, uint32_t hi) {
-    return d.ConsumeIntegralInRange<int>(0, 7) == 0 ? d.ConsumeIntegral<uint32_t>() : d.ConsumeIntegralInRange<uint32_t>(lo, hi);
+uint32_t small_or_raw(fuzz::ByteSource& d, uint32_t lo, uint32_t hi) {
+    return d.in_range<int>(0, 7) == 0 ? d.raw<uint32_t>() : d.in_range<uint32_t>(lo, hi);
 }
 
 size_t bytes_per_pixel(int32_t f) { return f == OF_PIXEL_U16 ? 2 : f == OF_PIXEL_F32 ? 4 : 1; }
 
-void fill_config(FuzzedDataProvider& d, of_config* c) {
+void fill_config(fuzz::ByteSource& d, of_config* c) {
     of_config_init(c, OF_ALGO_TVL1);
-    if (d.ConsumeIntegralInRange<int>(0, 15) == 0) raw_enum(d, &c->algorithm, -1, 5);
+    if (d.in_range<int>(0, 15) == 0) raw_enum(d, &c->algorithm, -1, 5);
     c->max_width = small_or_raw(d, 0, 48);
     c->max_height = small_or_raw(d, 0, 40);
     raw_enum(d, &c->format, 0, 4);
@@ -94,7 +90,7 @@ void fill_config(FuzzedDataProvider& d, of_config* c) {
     c->backend = OF_BACKEND_REFERENCE;
     raw_enum(d, &c->precision, 0, 3);
     c->threads = small_or_raw(d, 0, 3);
-    c->time_budget_ms = d.ConsumeIntegralInRange<int>(0, 7) == 0 ? any_float(d, 0.0f, 5.0f) : 0.0f;
+    c->time_budget_ms = d.in_range<int>(0, 7) == 0 ? any_float(d, 0.0f, 5.0f) : 0.0f;
     c->tvl1.tau = any_float(d, 0.0f, 0.3f);
     c->tvl1.lambda = any_float(d, 0.0f, 2.0f);
     c->tvl1.theta = any_float(d, 0.0f, 2.0f);
@@ -114,22 +110,22 @@ struct Frame {
 };
 
 // An image descriptor near the config's, broken in one of several ways or not at all.
-void fill_image(FuzzedDataProvider& d, const of_config& c, uint32_t w, uint32_t h, Frame* f) {
+void fill_image(fuzz::ByteSource& d, const of_config& c, uint32_t w, uint32_t h, Frame* f) {
     of_image& im = f->img;
     std::memset(&im, 0, sizeof im);
-    im.struct_size = d.ConsumeIntegralInRange<int>(0, 31) == 0 ? d.ConsumeIntegral<uint32_t>() : sizeof(of_image);
+    im.struct_size = d.in_range<int>(0, 31) == 0 ? d.raw<uint32_t>() : sizeof(of_image);
     im.format = c.format;
-    if (d.ConsumeIntegralInRange<int>(0, 15) == 0) raw_enum(d, &im.format, 0, 4);
+    if (d.in_range<int>(0, 15) == 0) raw_enum(d, &im.format, 0, 4);
     im.memory = OF_MEMORY_HOST;
-    if (d.ConsumeIntegralInRange<int>(0, 31) == 0) raw_enum(d, &im.memory, 0, 3);
+    if (d.in_range<int>(0, 31) == 0) raw_enum(d, &im.memory, 0, 3);
     im.width = w;
     im.height = h;
     const size_t bpp = bytes_per_pixel(raw_of(im.format));
     const size_t row = static_cast<size_t>(w) * bpp;
-    switch (d.ConsumeIntegralInRange<int>(0, 9)) {
+    switch (d.in_range<int>(0, 9)) {
     case 0: im.stride = row > 0 ? row - 1 : 0; break;                      // below the row
-    case 1: im.stride = d.ConsumeIntegralInRange<size_t>(0, 4 * row + 8); break; // anything
-    default: im.stride = row + bpp * d.ConsumeIntegralInRange<size_t>(0, 3); break;
+    case 1: im.stride = d.in_range<size_t>(0, 4 * row + 8); break; // anything
+    default: im.stride = row + bpp * d.in_range<size_t>(0, 3); break;
     }
     // The buffer always holds what the descriptor claims (stride x height, capped): the API
     // cannot know a buffer's size, so a caller lying about it is outside the contract.
@@ -139,9 +135,9 @@ void fill_image(FuzzedDataProvider& d, const of_config& c, uint32_t w, uint32_t 
         return;
     }
     f->bytes.resize(need);
-    const std::vector<uint8_t> px = d.ConsumeBytes<uint8_t>(need);
+    const std::vector<uint8_t> px = d.bytes(need);
     for (size_t i = 0; i < need; ++i) f->bytes[i] = i < px.size() ? px[i] : static_cast<unsigned char>(i * 37);
-    im.data = d.ConsumeIntegralInRange<int>(0, 31) == 0 ? nullptr : f->bytes.data();
+    im.data = d.in_range<int>(0, 31) == 0 ? nullptr : f->bytes.data();
 }
 
 bool untouched(const std::vector<unsigned char>& b) {
@@ -153,7 +149,7 @@ bool untouched(const std::vector<unsigned char>& b) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    FuzzedDataProvider d(data, size);
+    fuzz::ByteSource d(data, size);
     of_config cfg;
     fill_config(d, &cfg);
     g_cfg = &cfg;
@@ -167,6 +163,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // A valid config may plan gigabytes (32768 x 32768): the fuzzer's malloc limit would report
     // that as a crash, so such plans stop at the query.
     if (q == OF_OK && need.host_bytes > (256u << 20)) return 0;
+    {
+        of_info ex;
+        std::memset(&ex, 0, sizeof ex);
+        ex.struct_size = sizeof ex;
+        const of_status x = of_explain(&cfg, &ex);
+        if ((x == OF_OK) != (q == OF_OK)) broken("of_explain and of_query_memory disagree", of_last_error(nullptr));
+    }
     of_context* ctx = nullptr;
     const of_status s = of_create(&cfg, &ctx);
     if (s != OF_OK) {
@@ -184,35 +187,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     // Work cap: pixels x levels x warps x iterations of one frame.
     const double work = static_cast<double>(cfg.max_width) * cfg.max_height * info.levels * info.warps * info.iterations;
-    const int frames = work > 4e6 ? 0 : d.ConsumeIntegralInRange<int>(1, 2);
+    const int frames = work > 4e6 ? 0 : d.in_range<int>(1, 2);
     for (int k = 0; k < frames; ++k) {
         uint32_t w = cfg.max_width, h = cfg.max_height;
-        if (d.ConsumeBool()) {
+        if (d.boolean()) {
             w = small_or_raw(d, 0, cfg.max_width + 2);
             h = small_or_raw(d, 0, cfg.max_height + 2);
         }
         if (static_cast<uint64_t>(w) * h > (1u << 16)) w = h = 1;
         Frame f0, f1;
         fill_image(d, cfg, w, h, &f0);
-        fill_image(d, cfg, d.ConsumeIntegralInRange<int>(0, 15) == 0 ? w + 1 : w, h, &f1);
+        fill_image(d, cfg, d.in_range<int>(0, 15) == 0 ? w + 1 : w, h, &f1);
         of_flow fl;
         std::memset(&fl, 0, sizeof fl);
         fl.struct_size = sizeof fl;
-        fl.layout = d.ConsumeBool() ? OF_FLOW_INTERLEAVED : OF_FLOW_PLANAR;
-        if (d.ConsumeIntegralInRange<int>(0, 31) == 0) raw_enum(d, &fl.layout, 0, 3);
+        fl.layout = d.boolean() ? OF_FLOW_INTERLEAVED : OF_FLOW_PLANAR;
+        if (d.in_range<int>(0, 31) == 0) raw_enum(d, &fl.layout, 0, 3);
         fl.memory = OF_MEMORY_HOST;
-        fl.width = d.ConsumeIntegralInRange<int>(0, 15) == 0 ? w + 1 : w;
+        fl.width = d.in_range<int>(0, 15) == 0 ? w + 1 : w;
         fl.height = h;
         const bool inter = raw_of(fl.layout) == OF_FLOW_INTERLEAVED;
         const size_t per = inter ? 8 : 4;
-        fl.stride = static_cast<size_t>(w) * per + 4 * d.ConsumeIntegralInRange<size_t>(0, 2);
-        if (d.ConsumeIntegralInRange<int>(0, 15) == 0) fl.stride = d.ConsumeIntegralInRange<size_t>(0, 64);
+        fl.stride = static_cast<size_t>(w) * per + 4 * d.in_range<size_t>(0, 2);
+        if (d.in_range<int>(0, 15) == 0) fl.stride = d.in_range<size_t>(0, 64);
         const size_t plane = fl.stride * h + 64;
         if (plane > (1u << 22)) continue; // the harness's own buffers stay small
         std::vector<unsigned char> ub(plane, kCanary), vb(plane, kCanary);
         fl.u = reinterpret_cast<float*>(ub.data());
         fl.v = inter ? nullptr : reinterpret_cast<float*>(vb.data());
-        if (d.ConsumeIntegralInRange<int>(0, 31) == 0) fl.v = reinterpret_cast<float*>(vb.data());
+        if (d.in_range<int>(0, 31) == 0) fl.v = reinterpret_cast<float*>(vb.data());
 
         const of_status p = of_process(ctx, &f0.img, &f1.img, &fl);
         if (p != OF_OK) {
@@ -220,8 +223,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (!untouched(ub) || !untouched(vb)) broken("of_process failed but wrote to the output", of_last_error(ctx));
             continue;
         }
-        // OK: finite flow over the whole frame, bounded by the frame's size plus a margin.
-        const float mu = static_cast<float>(w) + 16.0f, mv = static_cast<float>(h) + 16.0f;
+        // OK: finite flow over the whole frame, every correspondence within the frame extended
+        // by its longer side.
+        const float m = static_cast<float>(w > h ? w : h);
         for (uint32_t y = 0; y < h; ++y)
             for (uint32_t x = 0; x < w; ++x) {
                 float u, v;
@@ -234,10 +238,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     std::memcpy(&v, vb.data() + y * fl.stride + 4 * x, 4);
                 }
                 if (!std::isfinite(u) || !std::isfinite(v)) broken("OK flow is not finite", nullptr);
-                if (std::fabs(u) > mu || std::fabs(v) > mv) {
+                const float fx = static_cast<float>(x) + u, fy = static_cast<float>(y) + v;
+                if (fx < -m - 1e-3f || fx > static_cast<float>(w - 1) + m + 1e-3f || fy < -m - 1e-3f ||
+                    fy > static_cast<float>(h - 1) + m + 1e-3f) {
                     char b[96];
-                    std::snprintf(b, sizeof b, "(%g, %g) at (%u, %u) of %ux%u", u, v, x, y, w, h);
-                    broken("OK flow beyond the frame's size + 16 px", b);
+                    std::snprintf(b, sizeof b, "(%g, %g) at (%u, %u) of %ux%u", static_cast<double>(u),
+                                  static_cast<double>(v), x, y, w, h);
+                    broken("OK flow leaves the frame extended by its longer side", b);
                 }
             }
     }

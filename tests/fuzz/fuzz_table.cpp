@@ -20,10 +20,22 @@ namespace {
     std::abort();
 }
 
-std::string table_path() {
-    static std::string p = "/tmp/fuzz_table_" + std::to_string(static_cast<long>(getpid())) + ".xml";
+void remove_table();
+
+// The file every input is written to: $TMPDIR (or /tmp)/fuzz_table_<pid>.xml, removed at exit.
+const std::string& table_path() {
+    static const std::string p = [] {
+        const char* dir = std::getenv("TMPDIR");
+        return std::string(dir && dir[0] ? dir : "/tmp") + "/fuzz_table_" + std::to_string(static_cast<long>(getpid())) +
+               ".xml";
+    }();
+    // Registered after p is complete, so remove_table runs before p's destructor.
+    static const bool registered = std::atexit(remove_table) == 0;
+    (void)registered;
     return p;
 }
+
+void remove_table() { (void)std::remove(table_path().c_str()); }
 
 void expect_refusal(of_status s, const char* call) {
     if (s != OF_ERR_INVALID_ARGUMENT && s != OF_ERR_UNSUPPORTED) broken(call, of_last_error(nullptr));
@@ -34,7 +46,7 @@ void expect_refusal(of_status s, const char* call) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    const std::string path = table_path();
+    const std::string& path = table_path();
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return 0;
     if (size) std::fwrite(data, 1, size, f);
