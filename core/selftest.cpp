@@ -5,7 +5,9 @@
 //   kernel      CPU paths: every stage of the context's kernel table (selftest_kernels.cpp);
 //   parity      NEON and CUDA: the whole flow against the reference path's (F32: max |d| <=
 //               1e-3 px; F16: EPE <= 1.03 x the reference's + 0.01);
-//   accuracy    the five synthetic cases, EPE against the ground truth, bounded per case;
+//   accuracy    seven cases on synthetic frames (translation, rotation-zoom, smooth field,
+//               occlusion, noise + gain, camera motion, an exposure change), EPE against
+//               the ground truth, bounded per case;
 //   arena       a caller arena of exactly of_query_memory's bytes works and one byte less is
 //               refused; no heap growth over frames (glibc mallinfo), no device memory taken
 //               by frames (cudaMemGetInfo);

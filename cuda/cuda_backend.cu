@@ -23,10 +23,23 @@
 
 namespace oflow {
 namespace cuda {
+
+std::atomic<int> g_fault_countdown{0};
+
+void arm_fault(int n) { g_fault_countdown.store(n > 0 ? n : 0, std::memory_order_relaxed); }
+
+int fault_pending() { return g_fault_countdown.load(std::memory_order_relaxed); }
+
+cudaError_t injected_fault() {
+    int v = 0;
+    return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, -1);
+}
+
 namespace {
 
 void all_kernels(KernelList* l) {
     l->n = 0;
+    l->dropped = 0;
     list_pyramid_kernels(l);
     list_warp_kernels(l);
     list_global_kernels(l);
@@ -72,10 +85,31 @@ of_status device_view(const void* p, of_memory_kind kind, const void** out, cons
     return OF_OK;
 }
 
+// Sets st.cfg's schedule to the warm-up's (kWarmUpWarps, kWarmUpLaunches launches per warp) and
+// puts the configured one back when it goes out of scope.
+struct WarmUpSchedule {
+    of_config& cfg;
+    const uint32_t warps, iterations;
+    WarmUpSchedule(of_config& c, const Tuning& t) : cfg(c), warps(c.warps), iterations(c.iterations) {
+        const uint32_t per_launch = t.variant == OF_VARIANT_MULTI_ITER ? static_cast<uint32_t>(t.depth) : 1u;
+        const uint32_t most = per_launch * static_cast<uint32_t>(kWarmUpLaunches);
+        cfg.warps = warps < static_cast<uint32_t>(kWarmUpWarps) ? warps : static_cast<uint32_t>(kWarmUpWarps);
+        cfg.iterations = iterations < most ? iterations : most;
+    }
+    ~WarmUpSchedule() {
+        cfg.warps = warps;
+        cfg.iterations = iterations;
+    }
+    WarmUpSchedule(const WarmUpSchedule&) = delete;
+    WarmUpSchedule& operator=(const WarmUpSchedule&) = delete;
+};
+
 of_status warm_up(State& st, const ErrorSink& err) {
     // One small frame through the whole path (uploads from the staging region, pyramid, warps,
     // iterations with the configured epsilon, download), so that nothing is left to set up
-    // lazily for the first real frame.
+    // lazily for the first real frame. A short schedule: every kernel runs, the configured
+    // length would only add time (100000 iterations x 100 warps took minutes).
+    const WarmUpSchedule schedule(st.cfg, st.tun);
     const int w = static_cast<int>(st.cfg.max_width < 64 ? st.cfg.max_width : 64);
     const int h = static_cast<int>(st.cfg.max_height < 64 ? st.cfg.max_height : 64);
     const std::size_t row = static_cast<std::size_t>(w) * format_bytes(st.cfg.format);
@@ -237,6 +271,9 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     // check the configured block against what the iteration kernels can launch.
     KernelList kl;
     all_kernels(&kl);
+    if (kl.dropped > 0)
+        return err.fail(OF_ERR_INTERNAL, "cuda: %d kernels do not fit KernelList::kCap = %d (cuda/cuda_kernels.cuh)",
+                        kl.dropped, KernelList::kCap);
     for (int i = 0; i < kl.n; ++i) {
         cudaFuncAttributes fa;
         const cudaError_t e = cudaFuncGetAttributes(&fa, kl.fn[i]);
@@ -266,9 +303,11 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     return OF_OK;
 }
 
-of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out, const ErrorSink& err,
-                  uint64_t* iterations, int* levels, int* coarsest) {
-    if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: process without a state");
+namespace {
+
+// One frame (process() below adds the clean-up after a device error).
+of_status process_frame(State* st, const of_image& prev, const of_image& next, const of_flow& out,
+                        const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest) {
     DeviceScope scope(st->device);
     const DevLayout& l = st->lay;
     const cudaStream_t s = st->stream;
@@ -411,6 +450,23 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
         }
     }
     return OF_OK;
+}
+
+} // namespace
+
+of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out, const ErrorSink& err,
+                  uint64_t* iterations, int* levels, int* coarsest) {
+    if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: process without a state");
+    const of_status r = process_frame(st, prev, next, out, err, iterations, levels, coarsest);
+    if (r == OF_ERR_DEVICE) {
+        // Work enqueued before the failure may still be running: wait for it (errors ignored: the
+        // status already says what failed), so that the next frame starts on an idle stream with
+        // the staging region free. Only on this error path.
+        DeviceScope scope(st->device);
+        (void)cudaStreamSynchronize(st->stream);
+        (void)cudaGetLastError();
+    }
+    return r;
 }
 
 void destroy(State* st) {

@@ -421,6 +421,8 @@ of_status capture_solver(State& st, const ErrorSink& err) {
     SolveInfo info;
     of_status r = plan_frame(st, static_cast<int>(st.cfg.max_width), static_cast<int>(st.cfg.max_height), err, &info);
     if (r != OF_OK) return r;
+    // A schedule too long to capture (kGraphMaxLaunches): no graph, frames enqueue.
+    if (static_cast<long long>(info.levels) * st.cfg.warps * info.launches > kGraphMaxLaunches) return OF_OK;
     // Capture on a private stream: the context's stream may be the caller's, with other work.
     cudaStream_t cap = nullptr;
     OF_CUDA_TRY(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking), "cudaStreamCreate(capture)");

@@ -142,12 +142,15 @@ struct KernelList {
     static const int kCap = 96;
     const void* fn[kCap];
     const char* name[kCap];
-    int n;
+    int n;       // kernels held
+    int dropped; // kernels registered past kCap (create refuses a list that dropped any)
     void add(const void* f, const char* nm) {
         if (n < kCap) {
             fn[n] = f;
             name[n] = nm;
             ++n;
+        } else {
+            ++dropped;
         }
     }
 };

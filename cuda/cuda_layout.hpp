@@ -17,6 +17,14 @@ namespace cuda {
 
 const int kMaxWarps = 100; // config_check's upper bound on warps
 const int kStopSlots = kMaxLevels * kMaxWarps;
+/// Iteration launches per frame (levels x warps x launches per warp, at the maximum size) above
+/// which create() captures no solver graph: each frame then enqueues its launches (a few us of
+/// host time each). Capturing 100000 iterations x 100 warps took minutes inside of_create.
+const long long kGraphMaxLaunches = 20000;
+/// The warm-up frame's schedule: at most this many warps, and this many launches per warp (it
+/// loads and runs every kernel once; the configured length adds nothing to that).
+const int kWarmUpWarps = 2;
+const int kWarmUpLaunches = 4;
 const int kNotStopped = 0x7f7f7f7f; // a stop slot filled with the byte 0x7f: "ran to the end"
 /// Ints of the pinned stage_ctrl region (DevLayout) after the stop slots.
 const int kStageNonfinite = kStopSlots;

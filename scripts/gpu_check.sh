@@ -4,11 +4,17 @@
 # (default ./gpu-check-out):
 #   configure build/gpu (sm_90, warnings as errors) -> build -> nvidia-smi -> ctest -L gpu ->
 #   the whole ctest -> oflow-bench (all tables, --sweep unless BENCH_ARGS says otherwise, JSON) ->
-#   a summary table, printed last.
+#   compute-sanitizer (every gpu-labelled test under memcheck with leak check, racecheck,
+#   initcheck and synccheck, with OFLOW_GPU_SMALL=1; 0 reports wanted) -> a summary table,
+#   printed last.
+# SANITIZE=0 skips the compute-sanitizer step; SANITIZE=only runs configure, build and that step
+# alone (it takes a few minutes: a call of its own on the device machine). FULL=0 skips the whole
+# ctest and the benchmark (gpu tests and sanitizers only).
 # CMAKE_ARGS adds configure options, e.g. -DOF_TINYXML2_INCLUDE_DIR=... -DOF_TINYXML2_LIBRARY=...
 # where the machine has no libtinyxml2-dev (the table generator needs it).
 # Every step's output goes to $OUT/<step>.log (and to the terminal); the whole run is bounded to
-# about 9 minutes: each step gets what is left of that budget, capped per step.
+# about 9 minutes (BUDGET_S, default 540 s): each step gets what is left of that budget, capped
+# per step.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -16,7 +22,7 @@ mkdir -p "$OUT"
 B=build/gpu
 JOBS=${JOBS:-16}
 start=$(date +%s)
-deadline=$((start + 540))
+deadline=$((start + ${BUDGET_S:-540}))
 summary=()
 
 # step NAME CAP_SECONDS COMMAND...: runs with a timeout of min(CAP, time left), tees the log.
@@ -51,14 +57,67 @@ built=1
 if [ "$cfg" -eq 0 ]; then
   step build 240 cmake --build "$B" -j"$JOBS" && built=0
 fi
-if [ "$built" -eq 0 ]; then
+SANITIZE=${SANITIZE:-1}
+if [ "$built" -eq 0 ] && [ "$SANITIZE" != only ]; then
   step ctest_gpu 150 bash -c "cd '$B' && ctest -L gpu --no-tests=error --output-on-failure --timeout 140"
-  step ctest_all 240 bash -c "cd '$B' && ctest --no-tests=error --output-on-failure -j8 --timeout 200"
+  [ "${FULL:-1}" = 0 ] || step ctest_all 240 bash -c "cd '$B' && ctest --no-tests=error --output-on-failure -j8 --timeout 200"
   bench="$B/samples/bench/oflow-bench"
-  if [ -x "$bench" ]; then
+  if [ "${FULL:-1}" = 0 ]; then
+    :
+  elif [ -x "$bench" ]; then
     step bench 200 "$bench" ${BENCH_ARGS---sweep} --json "$OUT/bench.json"
   else
     summary+=("$(printf '%-14s %-8s %6s  %s' bench MISSING - "$bench not built")")
+  fi
+fi
+
+# sanitize TOOL: every gpu test binary under compute-sanitizer --tool TOOL (each capped at
+# SAN_TEST_S seconds, default 120), with OFLOW_GPU_SMALL=1 (smaller work where the full size
+# would take minutes) and OFLOW_GPU_SANITIZER=1 (gpu_faults then leaves leak accounting to
+# memcheck's leak check). A run fails on any report (--error-exitcode) or a non-zero exit of
+# the test. gpu_faults and gpu_memory provoke CUDA API errors on purpose (injected faults, an
+# arena too large for the device): memcheck does not report API errors for those two
+# (--report-api-errors no); every other test keeps the default, so an API error there fails.
+# One line per test in $OUT/sanitize.txt (the summary, the first failed check); the last 60
+# lines of each run in $OUT/sanitize_all.log; whole logs in $B/sanitize/.
+sanitize() {
+  local tool=$1 t rc extra=()
+  [ "$tool" = memcheck ] && extra=(--leak-check full)
+  [ "$tool" = racecheck ] && extra=(--racecheck-report hazard)
+  rc=0
+  mkdir -p "$B/sanitize"
+  for t in "$B"/tests/gpu/gpu_*; do
+    [ -x "$t" ] || continue
+    local name log api=()
+    name=$(basename "$t")
+    log="$B/sanitize/${tool}_${name}.log"
+    if [ "$tool" = memcheck ]; then
+      case "$name" in gpu_faults | gpu_memory) api=(--report-api-errors no) ;; esac
+    fi
+    (cd "$(dirname "$t")" && OFLOW_GPU_SMALL=1 OFLOW_GPU_SANITIZER=1 timeout "${SAN_TEST_S:-120}" \
+      "$CS" --tool "$tool" "${extra[@]}" "${api[@]}" --error-exitcode 99 "./$name") >"$log" 2>&1
+    local r=$?
+    local verdict=ok
+    [ "$r" -ne 0 ] && verdict="FAIL($r)" && rc=1
+    [ "$r" -eq 124 ] && verdict="TIMEOUT"
+    printf '%-10s %-14s %-8s %s %s\n' "$tool" "$name" "$verdict" \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^=* *//')" \
+      "$(grep -m1 'CHECK failed' "$log")" | tee -a "$OUT/sanitize.txt"
+    { echo "---- $tool $name: $verdict"; tail -n 60 "$log"; } >>"$OUT/sanitize_all.log"
+  done
+  return $rc
+}
+CS=$(command -v compute-sanitizer || true)
+[ -z "$CS" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && CS=/usr/local/cuda/bin/compute-sanitizer
+if [ "$built" -eq 0 ] && [ "$SANITIZE" != 0 ]; then
+  if [ -n "$CS" ]; then
+    : >"$OUT/sanitize.txt"
+    : >"$OUT/sanitize_all.log"
+    for tool in memcheck racecheck initcheck synccheck; do
+      step "san_$tool" 600 bash -c "$(declare -f sanitize); B='$B' OUT='$OUT' CS='$CS' sanitize $tool"
+    done
+  else
+    summary+=("$(printf '%-14s %-8s %6s  %s' sanitize MISSING - "compute-sanitizer not on PATH")")
   fi
 fi
 
@@ -74,4 +133,5 @@ for f in ctest_gpu ctest_all; do
   grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Child|Exception|Not Run)' "$OUT/$f.log" | sed 's/^/    /' || true
 done
 [ -f "$OUT/bench.log" ] && grep '^SUMMARY' "$OUT/bench.log" | sed 's/^SUMMARY /  /'
+[ -f "$OUT/sanitize.txt" ] && { echo "compute-sanitizer (OFLOW_GPU_SMALL=1):"; sed 's/^/  /' "$OUT/sanitize.txt"; }
 echo "total $(($(date +%s) - start)) s; logs in $OUT"

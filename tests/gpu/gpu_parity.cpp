@@ -18,12 +18,17 @@
 //  - small and degenerate sizes (1x1, 2x2, 1xN, Nx1, 33x17) in a larger context;
 //  - frames split by level (AUTO on the xavier table: coarse levels on the CPU path): F32
 //    within 1e-3 px of the reference and of the all-CUDA flow, F16 the EPE bound, every
-//    iteration counted, smaller frames in the same context.
+//    iteration counted, smaller frames in the same context;
+//  - a schedule too long for a graph (100000 iterations x 100 warps, every variant and precision):
+//    of_create returns within 5 s (the warm-up runs a short schedule and nothing is captured:
+//    it took 39 s before), and a frame of 100000 iterations x 1 warp gives the flow of the same
+//    schedule with epsilon stopping early on the graph-sized context (1e-3 px).
 // Every failure line names the case, size, variant, precision and the measured value.
 #include "gpu_util.hpp"
 
 #include "cuda/cuda_layout.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -362,6 +367,57 @@ void test_memory_kinds() {
     }
 }
 
+// Long schedules (kGraphMaxLaunches): create stays fast, frames enqueue without a graph and give
+// the same flow as a context whose schedule fits a graph.
+void test_long_schedule() {
+    if (small_run()) { // hundreds of thousands of launches: minutes under instrumentation
+        std::printf("\nlong schedules: skipped (OFLOW_GPU_SMALL)\n");
+        return;
+    }
+    const uint32_t W = 64, H = 48;
+    const Pair p = synth_pair(Case::SmoothField, W, H, 9);
+    const FramePair fp = frames_of(p, OF_PIXEL_U8);
+    std::printf("\nlong schedules, %ux%u (no graph above %lld launches per frame)\n", W, H, oflow::cuda::kGraphMaxLaunches);
+    for (of_variant v : {OF_VARIANT_GLOBAL, OF_VARIANT_MULTI_ITER}) {
+        for (of_precision pr : kPrecisions) {
+            of_config c = tvl1_config(W, H);
+            c.backend = OF_BACKEND_CUDA;
+            c.variant = v;
+            c.precision = pr;
+            c.iterations = 100000;
+            c.warps = 100;
+            c.epsilon = 0.01f;
+            char what[96];
+            std::snprintf(what, sizeof what, "long schedule %s %s", variant_str(v), precision_str(pr));
+            const auto t0 = std::chrono::steady_clock::now();
+            of_context* ctx = create_or_report(c, what);
+            const double create_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            CHECK_MSG(ctx != nullptr, "%s: create", what);
+            of_destroy(ctx);
+            CHECK_MSG(create_ms < 5000.0, "%s: of_create took %.0f ms (limit 5000)", what, create_ms);
+            // One warp of 100000 iterations (no graph; epsilon stops it early) against 2000
+            // iterations (a graph): epsilon stops both at the same launch, so the flows agree.
+            c.warps = 1;
+            FlowBuf a, b;
+            of_info ia, ib;
+            const bool ok_a = flow_of(c, fp, a, &ia, what);
+            c.iterations = 2000; // fits a graph; epsilon stops both at the same launch
+            const bool ok_b = flow_of(c, fp, b, &ib, what);
+            CHECK_MSG(ok_a && ok_b, "%s: frames", what);
+            if (ok_a && ok_b) {
+                const double d = max_diff(a.extract(), b.extract());
+                std::printf("  %-34s create %6.0f ms, iterations %llu vs %llu, max |d| %.2e\n", what, create_ms,
+                            static_cast<unsigned long long>(ia.last_iterations),
+                            static_cast<unsigned long long>(ib.last_iterations), d);
+                CHECK_MSG(ia.last_iterations < 2000, "%s: epsilon did not stop the warp (%llu iterations)", what,
+                          static_cast<unsigned long long>(ia.last_iterations));
+                CHECK_MSG(d <= 1e-3, "%s: long schedule differs from the graph-sized one by %.2e px", what, d);
+            }
+        }
+    }
+}
+
 void test_epsilon() {
     const uint32_t w = 160, h = 120;
     const Pair p = synth_pair(Case::Translation, w, h, 1);
@@ -608,6 +664,7 @@ int main() {
     test_bounds();
     test_memory_kinds();
     test_epsilon();
+    test_long_schedule();
     test_nonfinite();
     test_sizes();
     test_split();

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 namespace gputest {
@@ -45,6 +46,13 @@ inline bool cuda_ready() {
         std::printf("device: %s (sm_%d%d, %.1f GiB)\n", p.name, p.major, p.minor,
                     static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
     return true;
+}
+
+/// OFLOW_GPU_SMALL=1: the compute-sanitizer step (scripts/gpu_check.sh) asks the tests whose
+/// full size would take minutes under instrumentation for their small variant.
+inline bool small_run() {
+    const char* e = std::getenv("OFLOW_GPU_SMALL");
+    return e && e[0] == '1';
 }
 
 #define GPU_CHECK_CUDA(expr)                                                                 \
