@@ -348,7 +348,12 @@ OF_API of_status of_query_memory(const of_config* cfg, of_memory* need);
 OF_API of_status of_create(const of_config* cfg, of_context** out);
 
 /** Flow from prev to next, written to *out. Both frames have the same size (<= the maximum).
- *  Never allocates. On error nothing is written to *out and the context stays usable. */
+ *  Never allocates. On OF_OK the flow is finite at every pixel, and every correspondence lies
+ *  within the frame extended by its longer side M = max(width, height): x + u in
+ *  [-M, width - 1 + M], y + v in [-M, height - 1 + M] (no motion a camera can observe goes further).
+ *  On error the context stays usable (a CUDA error included: OF_ERR_DEVICE with CUDA's text) and
+ *  nothing is written to *out, with one exception: flow in CUDA-mapped host memory may already
+ *  hold (part of) the flow when a CUDA call after its copy fails. */
 OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_image* next,
                             of_flow* out);
 
