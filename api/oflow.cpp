@@ -167,8 +167,12 @@ of_status process(of_context* ctx, const of_image* prev, const of_image* next, o
         return s;
     }
 #endif
-    if (!oflow::image_all_finite(*prev)) return err.fail(OF_ERR_NONFINITE, "prev: F32 pixels hold NaN or Inf");
-    if (!oflow::image_all_finite(*next)) return err.fail(OF_ERR_NONFINITE, "next: F32 pixels hold NaN or Inf");
+    if (!oflow::image_pixels_valid(*prev))
+        return err.fail(OF_ERR_NONFINITE, "prev: F32 pixels hold NaN, Inf or a magnitude above %g",
+                        static_cast<double>(oflow::kMaxF32Pixel));
+    if (!oflow::image_pixels_valid(*next))
+        return err.fail(OF_ERR_NONFINITE, "next: F32 pixels hold NaN, Inf or a magnitude above %g",
+                        static_cast<double>(oflow::kMaxF32Pixel));
     s = oflow::tvl1_process_cpu(ctx, *prev, *next, *out);
     if (s == OF_OK) err.clear();
     return s;

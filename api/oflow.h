@@ -58,7 +58,7 @@ typedef enum of_status {
     OF_ERR_SIZE = 6,                /**< width/height zero, above the maximum, or mismatched */
     OF_ERR_STRIDE = 7,              /**< stride smaller than one row of the image */
     OF_ERR_FORMAT = 8,              /**< pixel format or memory kind differs from the config */
-    OF_ERR_NONFINITE = 9,           /**< F32 input holds NaN or Inf */
+    OF_ERR_NONFINITE = 9,           /**< F32 input holds NaN, Inf or a magnitude above 1e6 */
     OF_ERR_ARENA = 10,              /**< caller arena too small or misaligned */
     OF_ERR_OVERFLOW = 11,           /**< a size computation would overflow */
     OF_ERR_OUT_OF_MEMORY = 12,      /**< of_create could not allocate its arena */
@@ -95,7 +95,8 @@ typedef enum of_precision {
 } of_precision;
 
 /** Pixel format of input frames (single channel). Intensities are used on a 0..255 scale:
- *  U8 as is, U16 divided by 257, F32 as given (expected 0..255; must be finite). */
+ *  U8 as is, U16 divided by 257, F32 as given (expected 0..255; every pixel finite and of
+ *  magnitude <= 1e6, else of_process answers OF_ERR_NONFINITE). */
 typedef enum of_pixel_format {
     OF_PIXEL_U8 = 1,
     OF_PIXEL_U16 = 2,

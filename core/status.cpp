@@ -29,7 +29,7 @@ const char* status_text(int32_t s) {
     case OF_ERR_SIZE: return "OF_ERR_SIZE: image size zero, too large or mismatched";
     case OF_ERR_STRIDE: return "OF_ERR_STRIDE: stride smaller than a row";
     case OF_ERR_FORMAT: return "OF_ERR_FORMAT: pixel format, memory kind or layout mismatch";
-    case OF_ERR_NONFINITE: return "OF_ERR_NONFINITE: input contains NaN or Inf";
+    case OF_ERR_NONFINITE: return "OF_ERR_NONFINITE: F32 input holds NaN, Inf or a magnitude above 1e6";
     case OF_ERR_ARENA: return "OF_ERR_ARENA: caller arena too small or misaligned";
     case OF_ERR_OVERFLOW: return "OF_ERR_OVERFLOW: a size computation would overflow";
     case OF_ERR_OUT_OF_MEMORY: return "OF_ERR_OUT_OF_MEMORY: allocation failed";

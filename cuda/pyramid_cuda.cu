@@ -7,6 +7,8 @@
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_layout.hpp"
 
+#include "core/ref/kernels_ref.hpp" // kMaxF32Pixel
+
 namespace oflow {
 namespace cuda {
 namespace {
@@ -45,7 +47,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_nonfinite(const unsigned char* sr
     int x, y;
     if (!pixel(w, h, &x, &y)) return;
     const float v = reinterpret_cast<const float*>(src + static_cast<std::size_t>(y) * stride)[x];
-    if (!isfinite(v)) atomicOr(flag, bit);
+    if (!(fabsf(v) <= kMaxF32Pixel)) atomicOr(flag, bit); // image_pixels_valid: NaN fails too
 }
 
 __global__ void __launch_bounds__(kBX * kBY) k_blur_h(DPlane<const float> src, DPlane<float> dst,

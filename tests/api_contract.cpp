@@ -858,15 +858,32 @@ void test_nonfinite() {
                   of_last_error(t.ctx));
         CHECK(s != OF_OK || all_finite(f.extract()));
     }
-    // Extreme but finite values are accepted.
+    // Magnitudes up to 1e6 and subnormals are accepted, with finite flow; a finite value beyond
+    // 1e6 (FLT_MAX, 1e38: fuzz_api found that 1e38 made the flow NaN) is OF_ERR_NONFINITE.
     {
         FramePair fp = frames_of(p, OF_PIXEL_F32);
-        fp.prev.set_f32(1, 1, FLT_MAX);
-        fp.next.set_f32(2, 2, -FLT_MAX);
+        fp.prev.set_f32(1, 1, 1.0e6f);
+        fp.next.set_f32(2, 2, -1.0e6f);
         fp.next.set_f32(3, 2, FLT_MIN / 4.0f); // subnormal
         FlowBuf f = make_flow(kW, kH);
         of_status s = of_process(t.ctx, &fp.prev.img, &fp.next.img, &f.f);
-        CHECK_MSG(s == OF_OK, "F32 with +-FLT_MAX and a subnormal: got %s (%s)", st(s), of_last_error(t.ctx));
+        CHECK_MSG(s == OF_OK, "F32 with +-1e6 and a subnormal: got %s (%s)", st(s), of_last_error(t.ctx));
+        CHECK_MSG(s != OF_OK || all_finite(f.extract()), "F32 with +-1e6: non-finite flow");
+    }
+    {
+        const float huge[] = {FLT_MAX, -FLT_MAX, 1.0e38f, std::nextafter(1.0e6f, 2.0e6f), -1.0e7f};
+        for (int which = 0; which < 2; ++which)
+            for (float v : huge) {
+                FramePair fp = frames_of(p, OF_PIXEL_F32);
+                (which == 0 ? fp.prev : fp.next).set_f32(kW / 2, kH / 2, v);
+                std::snprintf(what, sizeof what, "%s pixel %g", which == 0 ? "prev" : "next", static_cast<double>(v));
+                t.expect(&fp.prev.img, &fp.next.img, &F, OF_ERR_NONFINITE, what);
+                FlowBuf f = make_flow(kW, kH);
+                (void)of_process(t.ctx, &fp.prev.img, &fp.next.img, &f.f); // expect() ends on a good frame
+                CHECK_MSG(std::strstr(of_last_error(t.ctx), which == 0 ? "prev" : "next") != nullptr &&
+                              std::strstr(of_last_error(t.ctx), "1e+06") != nullptr,
+                          "%s: message '%s' should name the frame and the limit", what, of_last_error(t.ctx));
+            }
     }
 }
 

@@ -30,13 +30,13 @@ void convert_ref(const of_image& src, Plane dst, int y0, int y1) {
     }
 }
 
-bool image_all_finite(const of_image& img) {
+bool image_pixels_valid(const of_image& img) {
     if (img.format != OF_PIXEL_F32) return true;
     const unsigned char* base = static_cast<const unsigned char*>(img.data);
     for (uint32_t y = 0; y < img.height; ++y) {
         const float* row = reinterpret_cast<const float*>(base + static_cast<std::size_t>(y) * img.stride);
         for (uint32_t x = 0; x < img.width; ++x)
-            if (!std::isfinite(row[x])) return false;
+            if (!(std::fabs(row[x]) <= kMaxF32Pixel)) return false; // NaN fails the comparison too
     }
     return true;
 }

@@ -23,8 +23,15 @@ void exposure_hist_ref(Plane src, unsigned* bins, int y0, int y1);
 void clamp_range_ref(Plane p, float lo, float hi, int y0, int y1);
 void median_flow_ref(Plane src, Plane dst, int size, int y0, int y1);
 
-/// True when every pixel of an F32 image is finite (other formats: always true).
-bool image_all_finite(const of_image& img);
+/// The largest F32 pixel magnitude the solvers take: far above the 0..255 scale (and above a
+/// 16-bit range given as floats), far below where squares of differences and their Gaussian
+/// sums overflow F32 (about 1e19). A finite 1e38 in an F32 frame made the flow NaN
+/// (fuzz_api, regressions/api/f32_pixel_1e38_nan_flow).
+constexpr float kMaxF32Pixel = 1.0e6f;
+
+/// True unless the image is F32 and a pixel is NaN, Inf or of magnitude above kMaxF32Pixel
+/// (other formats: always true).
+bool image_pixels_valid(const of_image& img);
 
 } // namespace oflow
 

@@ -12,7 +12,8 @@
 //  - of_query_memory == what of_create plans (of_get_info host_bytes), and of_explain accepts
 //    exactly the configs of_query_memory accepts.
 // The reference backend only (NEON and CUDA paths are tested against it elsewhere), and a cap on
-// the work of one input so that the fuzzer keeps its pace.
+// the work of one input so that the fuzzer keeps its pace. OFLOW_FUZZ_VERBOSE=1 prints what each
+// input runs (config, frame and flow descriptors) before of_process, to reproduce a finding.
 #include "oflow.h"
 
 #include "byte_source.hpp"
@@ -38,11 +39,8 @@ int32_t raw_of(const E& e) {
 const unsigned char kCanary = 0xA5;
 const of_config* g_cfg = nullptr; // the input's config, printed with a broken contract
 
-[[noreturn]] void broken(const char* what, const char* detail) {
-    std::fprintf(stderr, "fuzz_api: contract broken: %s (%s)\n", what, detail ? detail : "");
-    if (g_cfg) {
-        const of_config& c = *g_cfg;
-        std::fprintf(stderr,
+void print_config(const of_config& c) {
+    std::fprintf(stderr,
                      "  config: max %ux%u levels %u scale %g warps %u iterations %u epsilon %g presmooth %g "
                      "threads %u budget %g tau %g lambda %g theta %g robust %d sigma %g median %u min_texture %g\n",
                      c.max_width, c.max_height, c.levels, static_cast<double>(c.scale_factor), c.warps, c.iterations,
@@ -50,7 +48,13 @@ const of_config* g_cfg = nullptr; // the input's config, printed with a broken c
                      static_cast<double>(c.time_budget_ms), static_cast<double>(c.tvl1.tau),
                      static_cast<double>(c.tvl1.lambda), static_cast<double>(c.tvl1.theta), static_cast<int>(raw_of(c.robust)),
                      static_cast<double>(c.robust_sigma), c.median_size, static_cast<double>(c.min_texture));
-    }
+    std::fprintf(stderr, "  format %d precision %d variant %d block %ux%u depth %u\n", raw_of(c.format),
+                 raw_of(c.precision), raw_of(c.variant), c.block_width, c.block_height, c.fused_depth);
+}
+
+[[noreturn]] void broken(const char* what, const char* detail) {
+    std::fprintf(stderr, "fuzz_api: contract broken: %s (%s)\n", what, detail ? detail : "");
+    if (g_cfg) print_config(*g_cfg);
     std::abort();
 }
 
@@ -217,6 +221,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         fl.v = inter ? nullptr : reinterpret_cast<float*>(vb.data());
         if (d.in_range<int>(0, 31) == 0) fl.v = reinterpret_cast<float*>(vb.data());
 
+        if (std::getenv("OFLOW_FUZZ_VERBOSE")) { // reproducing a finding: what this input runs
+            print_config(cfg);
+            std::fprintf(stderr, "  frame %ux%u formats %d/%d strides %zu/%zu, flow %ux%u layout %d stride %zu\n", w, h,
+                         raw_of(f0.img.format), raw_of(f1.img.format), f0.img.stride, f1.img.stride, fl.width, fl.height,
+                         raw_of(fl.layout), fl.stride);
+        }
         const of_status p = of_process(ctx, &f0.img, &f1.img, &fl);
         if (p != OF_OK) {
             if (of_last_error(ctx)[0] == '\0') broken("of_process failed without a message", nullptr);

@@ -14,7 +14,8 @@
 //  - epsilon stopping (0.01): iteration counts near the reference's (GLOBAL/FUSED: within one
 //    per warp; MULTI_ITER: stops at launch granularity, up to depth-1 more per warp) and EPE
 //    within 5 % + 0.01 px of the reference's;
-//  - NaN in F32 frames in device memory -> OF_ERR_NONFINITE naming the frame, nothing written;
+//  - NaN/Inf in F32 frames in host memory, a finite magnitude above 1e6 in device memory ->
+//    OF_ERR_NONFINITE naming the frame, nothing written;
 //  - small and degenerate sizes (1x1, 2x2, 1xN, Nx1, 33x17) in a larger context;
 //  - frames split by level (AUTO on the xavier table: coarse levels on the CPU path): F32
 //    within 1e-3 px of the reference and of the all-CUDA flow, F16 the EPE bound, every
@@ -30,6 +31,7 @@
 
 #include "cuda/cuda_layout.hpp"
 
+#include <cfloat>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -487,12 +489,14 @@ void test_nonfinite() {
     of_context* ctx = create_or_report(c, "nonfinite");
     CHECK(ctx != nullptr);
     if (!ctx) return;
-    std::printf("\nNaN/Inf in F32 frames\n");
+    std::printf("\nNaN/Inf in F32 frames in host memory, magnitudes above 1e6 in device memory\n");
     for (int which = 0; which < 2; ++which)
         for (int mem = 0; mem < 2; ++mem) {
             FramePair fp = frames_of(p, OF_PIXEL_F32);
             Frame& bad = which == 0 ? fp.prev : fp.next;
             bad.set_f32(w - 1, h - 1, which == 0 ? NAN : INFINITY);
+            bad.set_f32(0, 0, which == 0 ? 1.0e6f : -1.0e6f); // the largest magnitude taken: not the cause
+            if (mem == 1) bad.set_f32(w - 1, h - 1, which == 0 ? 1.0e38f : -FLT_MAX); // finite, above 1e6
             FlowBuf f = make_flow(w, h);
             of_status s;
             if (mem == 0) {
