@@ -167,12 +167,8 @@ of_status process(of_context* ctx, const of_image* prev, const of_image* next, o
         return s;
     }
 #endif
-    if (!oflow::image_pixels_valid(*prev))
-        return err.fail(OF_ERR_NONFINITE, "prev: F32 pixels hold NaN, Inf or a magnitude above %g",
-                        static_cast<double>(oflow::kMaxF32Pixel));
-    if (!oflow::image_pixels_valid(*next))
-        return err.fail(OF_ERR_NONFINITE, "next: F32 pixels hold NaN, Inf or a magnitude above %g",
-                        static_cast<double>(oflow::kMaxF32Pixel));
+    if (!oflow::image_pixels_valid(*prev)) return oflow::fail_invalid_pixels(err, "prev");
+    if (!oflow::image_pixels_valid(*next)) return oflow::fail_invalid_pixels(err, "next");
     s = oflow::tvl1_process_cpu(ctx, *prev, *next, *out);
     if (s == OF_OK) err.clear();
     return s;

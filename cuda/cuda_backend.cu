@@ -318,8 +318,7 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     // 1. F32 frames the host can read: check them before anything is enqueued.
     for (int f = 0; f < 2; ++f)
         if (img[f]->memory != OF_MEMORY_CUDA_DEVICE && !image_pixels_valid(*img[f]))
-            return err.fail(OF_ERR_NONFINITE, "%s: F32 pixels hold NaN, Inf or a magnitude above %g", names[f],
-                            static_cast<double>(kMaxF32Pixel));
+            return fail_invalid_pixels(err, names[f]);
 
     Src src[2];
     for (int f = 0; f < 2; ++f) {
@@ -340,12 +339,8 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
                 OF_CUDA_TRY(launch_nonfinite(src[f].p, src[f].stride, w, h, flag, 1 << f, s), "finiteness check launch");
         OF_CUDA_TRY(cudaMemcpyAsync(back, flag, sizeof(int), cudaMemcpyDeviceToHost, s), "finiteness flag download");
         OF_CUDA_TRY(cudaStreamSynchronize(s), "finiteness check");
-        if (*back & 1)
-            return err.fail(OF_ERR_NONFINITE, "prev: F32 pixels hold NaN, Inf or a magnitude above %g",
-                            static_cast<double>(kMaxF32Pixel));
-        if (*back & 2)
-            return err.fail(OF_ERR_NONFINITE, "next: F32 pixels hold NaN, Inf or a magnitude above %g",
-                            static_cast<double>(kMaxF32Pixel));
+        for (int f = 0; f < 2; ++f)
+            if (*back & (1 << f)) return fail_invalid_pixels(err, names[f]);
     }
 
     // 3. Host frames go up through the staging region.

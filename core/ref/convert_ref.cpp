@@ -41,4 +41,9 @@ bool image_pixels_valid(const of_image& img) {
     return true;
 }
 
+of_status fail_invalid_pixels(const ErrorSink& err, const char* frame) {
+    return err.fail(OF_ERR_NONFINITE, "%s: F32 pixels hold NaN, Inf or a magnitude above %g", frame,
+                    static_cast<double>(kMaxF32Pixel));
+}
+
 } // namespace oflow

@@ -4,6 +4,7 @@
 #define OFLOW_CORE_REF_KERNELS_REF_HPP
 
 #include "core/kernels.hpp"
+#include "core/status.hpp"
 
 namespace oflow {
 
@@ -32,6 +33,9 @@ constexpr float kMaxF32Pixel = 1.0e6f;
 /// True unless the image is F32 and a pixel is NaN, Inf or of magnitude above kMaxF32Pixel
 /// (other formats: always true).
 bool image_pixels_valid(const of_image& img);
+/// OF_ERR_NONFINITE for the frame named `frame` (prev or next) that image_pixels_valid refused:
+/// one message for every path.
+of_status fail_invalid_pixels(const ErrorSink& err, const char* frame);
 
 } // namespace oflow
 
