@@ -9,7 +9,9 @@
 #   printed last.
 # SANITIZE=0 skips the compute-sanitizer step; SANITIZE=only runs configure, build and that step
 # alone (it takes a few minutes: a call of its own on the device machine). FULL=0 skips the whole
-# ctest and the benchmark (gpu tests and sanitizers only).
+# ctest and the benchmark (gpu tests and sanitizers only). SAN_TOOLS (default "memcheck racecheck
+# initcheck synccheck") and SAN_TESTS (default every gpu test, e.g. "gpu_parity gpu_faults") narrow
+# the sanitizer step, to split it over several device calls.
 # CMAKE_ARGS adds configure options, e.g. -DOF_TINYXML2_INCLUDE_DIR=... -DOF_TINYXML2_LIBRARY=...
 # where the machine has no libtinyxml2-dev (the table generator needs it).
 # Every step's output goes to $OUT/<step>.log (and to the terminal); the whole run is bounded to
@@ -72,8 +74,8 @@ if [ "$built" -eq 0 ] && [ "$SANITIZE" != only ]; then
 fi
 
 # sanitize TOOL: every gpu test binary under compute-sanitizer --tool TOOL (each capped at
-# SAN_TEST_S seconds, default 120), with OFLOW_GPU_SMALL=1 (smaller work where the full size
-# would take minutes) and OFLOW_GPU_SANITIZER=1 (gpu_faults then leaves leak accounting to
+# SAN_TEST_S seconds, default 120; racecheck, the slowest tool, 300), with OFLOW_GPU_SMALL=1
+# (smaller work where the full size would take minutes) and OFLOW_GPU_SANITIZER=1 (gpu_faults then leaves leak accounting to
 # memcheck's leak check). A run fails on any report (--error-exitcode) or a non-zero exit of
 # the test. gpu_faults and gpu_memory provoke CUDA API errors on purpose (injected faults, an
 # arena too large for the device): memcheck does not report API errors for those two
@@ -90,11 +92,14 @@ sanitize() {
     [ -x "$t" ] || continue
     local name log api=()
     name=$(basename "$t")
+    case " ${SAN_TESTS:-$name} " in *" $name "*) ;; *) continue ;; esac
     log="$B/sanitize/${tool}_${name}.log"
     if [ "$tool" = memcheck ]; then
       case "$name" in gpu_faults | gpu_memory) api=(--report-api-errors no) ;; esac
     fi
-    (cd "$(dirname "$t")" && OFLOW_GPU_SMALL=1 OFLOW_GPU_SANITIZER=1 timeout "${SAN_TEST_S:-120}" \
+    local cap=${SAN_TEST_S:-120}
+    [ "$tool" = racecheck ] && cap=${SAN_TEST_S:-300}
+    (cd "$(dirname "$t")" && OFLOW_GPU_SMALL=1 OFLOW_GPU_SANITIZER=1 timeout "$cap" \
       "$CS" --tool "$tool" "${extra[@]}" "${api[@]}" --error-exitcode 99 "./$name") >"$log" 2>&1
     local r=$?
     local verdict=ok
@@ -113,7 +118,7 @@ if [ "$built" -eq 0 ] && [ "$SANITIZE" != 0 ]; then
   if [ -n "$CS" ]; then
     : >"$OUT/sanitize.txt"
     : >"$OUT/sanitize_all.log"
-    for tool in memcheck racecheck initcheck synccheck; do
+    for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
       step "san_$tool" 600 bash -c "$(declare -f sanitize); B='$B' OUT='$OUT' CS='$CS' sanitize $tool"
     done
   else

@@ -20,6 +20,9 @@ using namespace oftest;
 
 /// True when a device is present and the CUDA backend can be created; prints why not.
 inline bool cuda_ready() {
+    // Line-buffered stdout: a run killed by a time limit (compute-sanitizer step) still shows
+    // how far it got.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
