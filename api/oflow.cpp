@@ -2,18 +2,13 @@
 // the core, and never let an exception cross the boundary.
 #include "oflow.h"
 
+#include "core/algorithm.hpp"
 #include "core/config_check.hpp"
 #include "core/context.hpp"
 #include "core/enum_raw.hpp"
 #include "core/plan.hpp"
-#include "core/ref/kernels_ref.hpp"
 #include "core/select.hpp"
-#include "core/tvl1_driver.hpp"
 #include "platform/table_load.hpp"
-
-#if OF_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
-#endif
 
 #include <cstdint>
 #include <cstring>
@@ -148,30 +143,7 @@ of_status process(of_context* ctx, const of_image* prev, const of_image* next, o
                         next->height, prev->width, prev->height);
     s = check_flow(out, backend, prev->width, prev->height, err);
     if (s != OF_OK) return s;
-#if OF_HAVE_CUDA
-    if (backend == OF_BACKEND_CUDA) {
-        // The CUDA path checks device-memory frames for NaN/Inf itself.
-        uint64_t iterations = 0;
-        int levels = 0, coarsest = 0;
-        // coarsest: exact with host or mapped output and split frames; levels - 1 with device
-        // output when the texture rule decided on the device (no wait: cuda_backend.hpp).
-        s = oflow::cuda::process(ctx->cuda, *prev, *next, *out, err, &iterations, &levels, &coarsest);
-        if (s == OF_OK) {
-            ctx->info.last_width = prev->width;
-            ctx->info.last_height = prev->height;
-            ctx->info.last_levels = static_cast<uint32_t>(levels);
-            ctx->info.last_coarsest = static_cast<uint32_t>(coarsest);
-            ctx->info.last_iterations = iterations;
-            err.clear();
-        }
-        return s;
-    }
-#endif
-    if (!oflow::image_pixels_valid(*prev)) return oflow::fail_invalid_pixels(err, "prev");
-    if (!oflow::image_pixels_valid(*next)) return oflow::fail_invalid_pixels(err, "next");
-    s = oflow::tvl1_process_cpu(ctx, *prev, *next, *out);
-    if (s == OF_OK) err.clear();
-    return s;
+    return oflow::context_process(ctx, *prev, *next, *out);
 }
 
 of_status explain(const of_config& c, const oflow::platform::BoardTable* loaded, of_info* info,
@@ -202,7 +174,7 @@ OF_API of_status of_config_init(of_config* cfg, of_algorithm algo) {
     if (!cfg) return err.fail(OF_ERR_NULL_POINTER, "of_config_init: cfg is NULL");
     of_config tmp;
     const int32_t a = raw_enum(algo);
-    if (a != OF_ALGO_TVL1 && a != OF_ALGO_HS && a != OF_ALGO_CLG && a != OF_ALGO_LK)
+    if (!oflow::algorithm_known(a))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "of_config_init: unknown algorithm %d", a);
     oflow::config_defaults(&tmp, algo);
     *cfg = tmp;

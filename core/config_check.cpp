@@ -1,6 +1,8 @@
 #include "core/config_check.hpp"
 
+#include "core/algorithm.hpp"
 #include "core/enum_raw.hpp"
+#include "platform/tuning.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -48,16 +50,13 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (cfg->struct_size != sizeof(of_config))
         return err.fail(OF_ERR_STRUCT_SIZE, "config: struct_size %u, this library expects %u",
                         cfg->struct_size, static_cast<unsigned>(sizeof(of_config)));
-    const int32_t algo = raw_enum(cfg->algorithm);
-    switch (algo) {
-    case OF_ALGO_TVL1: break;
-    case OF_ALGO_HS:
-    case OF_ALGO_CLG:
-    case OF_ALGO_LK:
-        return err.fail(OF_ERR_UNSUPPORTED, "config: algorithm %d (%s) is not implemented yet",
-                        algo, algo == OF_ALGO_HS ? "HS" : algo == OF_ALGO_CLG ? "CLG" : "LK");
-    default:
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown algorithm %d", algo);
+    const int32_t id = raw_enum(cfg->algorithm);
+    const Algorithm* algo = find_algorithm(id);
+    if (!algo) {
+        if (algorithm_known(id))
+            return err.fail(OF_ERR_UNSUPPORTED, "config: algorithm %d (%s) is not implemented yet", id,
+                            platform::algorithm_name(static_cast<of_algorithm>(id)));
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown algorithm %d", id);
     }
     if (cfg->max_width < 1 || cfg->max_width > 32768 || cfg->max_height < 1 || cfg->max_height > 32768)
         return err.fail(OF_ERR_INVALID_ARGUMENT,
@@ -96,18 +95,9 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (!(cfg->min_texture >= 0.0f && cfg->min_texture <= 1e6f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: min_texture %g not in [0, 1e6]",
                         static_cast<double>(cfg->min_texture));
-    // TV-L1: the solver forms tau / theta, lambda theta |grad I| and 1 / (1 + tau/theta |grad u|)
-    // in F32 (F16 on some paths). Bounded so that each stays finite and normal: a denormal theta
-    // made tau / theta infinite, and lambda = theta = 1e30 moved the flow by 20,000 px.
-    if (!(cfg->tvl1.tau >= 1e-4f && cfg->tvl1.tau <= 0.25f))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.tau %g not in [1e-4, 0.25]",
-                        static_cast<double>(cfg->tvl1.tau));
-    if (!(cfg->tvl1.lambda >= 1e-4f && cfg->tvl1.lambda <= 1e3f))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.lambda %g not in [1e-4, 1000]",
-                        static_cast<double>(cfg->tvl1.lambda));
-    if (!(cfg->tvl1.theta >= 1e-4f && cfg->tvl1.theta <= 10.0f))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: tvl1.theta %g not in [1e-4, 10]",
-                        static_cast<double>(cfg->tvl1.theta));
+    // The algorithm's own parameters (config.tvl1, config.hs, ...).
+    const of_status ps = algo->check_params(*cfg, err);
+    if (ps != OF_OK) return ps;
     if (cfg->threads < 1 || cfg->threads > 64)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: threads %u not in 1..64", cfg->threads);
     if (!(cfg->time_budget_ms >= 0.0f) || !std::isfinite(cfg->time_budget_ms))

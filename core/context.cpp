@@ -5,12 +5,10 @@
 #include "core/arena.hpp"
 #include "core/config_check.hpp"
 #include "core/select.hpp"
-#include "core/tvl1_driver.hpp"
+#include "core/algorithm.hpp"
+#include "core/flow_driver.hpp"
 #include "platform/table_load.hpp"
 
-#if OF_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
-#endif
 #if OF_HAVE_NEON
 #include "neon/kernels_neon.hpp"
 #endif
@@ -38,12 +36,10 @@ struct LoadedTemp {
     const platform::BoardTable* board() const { return table ? &table->board : nullptr; }
 };
 
-#if OF_HAVE_CUDA
 // cuda::CpuLevels::solve: the CPU half of a split frame.
 of_status solve_coarse(void* user, int w, int h, int top, std::uint64_t* iterations) {
-    return tvl1_solve_coarse_cpu(static_cast<of_context*>(user), w, h, top, iterations);
+    return flow_solve_coarse_cpu(static_cast<of_context*>(user), w, h, top, iterations);
 }
-#endif
 
 } // namespace
 
@@ -93,6 +89,7 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     c->owns_block = owns;
     c->error[0] = '\0';
     c->cuda = nullptr;
+    c->algo = find_algorithm(cfg->algorithm); // registered: check_config passed
     c->table = sel.table;
     for (int i = 0; i < kHostBufCount; ++i) {
         c->buf[i] = arena_buffer(plan, block, block_bytes, static_cast<HostBuf>(i));
@@ -117,6 +114,9 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     if (plan.backend == OF_BACKEND_NEON || (plan.split_from > 0 && sel.cpu_backend == OF_BACKEND_NEON))
         kernel_table_init_neon(&c->kt, sel.cpu_f16);
 #endif
+    const bool cpu_runs = plan.backend != OF_BACKEND_CUDA || plan.split_from > 0;
+    if (c->algo->kernels_init && cpu_runs)
+        c->algo->kernels_init(c, plan.backend == OF_BACKEND_CUDA ? sel.cpu_backend : plan.backend, sel.cpu_f16);
     selftest_hooks::apply(&c->kt); // a no-op unless a test broke a kernel on purpose
     c->presmooth = make_gaussian(cfg->presmooth_sigma);
     c->robust_blur = make_gaussian(cfg->robust_sigma);
@@ -129,8 +129,12 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         context_destroy(c);
         return st;
     }
-#if OF_HAVE_CUDA
     if (plan.backend == OF_BACKEND_CUDA) {
+        if (!c->algo->cuda) { // select_and_plan refuses this: an invariant
+            of_status st = err.fail(OF_ERR_INTERNAL, "of_create: %s has no CUDA driver in this build", c->algo->name);
+            context_destroy(c);
+            return st;
+        }
         cuda::CpuLevels cpu;
         std::memset(static_cast<void*>(&cpu), 0, sizeof cpu);
         cpu.from = plan.split_from;
@@ -142,13 +146,12 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
             cpu.solve = &solve_coarse;
             cpu.user = c;
         }
-        s = cuda::create(c->buf[kBufCudaState], c->buf[kBufStaging], c->cfg, &sel.launch, cpu, err, &c->cuda);
+        s = c->algo->cuda->create(c->buf[kBufCudaState], c->buf[kBufStaging], c->cfg, &sel.launch, cpu, err, &c->cuda);
         if (s != OF_OK) {
             context_destroy(c);
             return s;
         }
     }
-#endif
     selection_info(sel, &c->info);
     *out = c;
     return OF_OK;
@@ -158,9 +161,7 @@ void context_destroy(of_context* c) {
     if (!c) return;
     void* block = c->block;
     const bool owns = c->owns_block;
-#if OF_HAVE_CUDA
-    cuda::destroy(c->cuda);
-#endif
+    if (c->cuda && c->algo && c->algo->cuda) c->algo->cuda->destroy(c->cuda);
     c->~of_context();
     if (owns) arena_free_host(block);
 }

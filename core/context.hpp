@@ -1,15 +1,17 @@
 // The context: everything one stream needs, living at the start of its own host arena.
-// Created by context_create (the only place that allocates), used by the algorithm drivers,
-// released by context_destroy.
+// Created by context_create (the only place that allocates), used by the frame drivers
+// (core/process.cpp), released by context_destroy.
 #ifndef OFLOW_CORE_CONTEXT_HPP
 #define OFLOW_CORE_CONTEXT_HPP
 
+#include "core/hs_kernels.hpp"
 #include "core/kernels.hpp"
 #include "core/plan.hpp"
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
 
 namespace oflow {
+struct Algorithm;
 namespace cuda {
 struct State;
 }
@@ -22,8 +24,10 @@ struct of_context {
     of_config cfg;                  // the effective config (core/select.hpp Selection::cfg): precision
                                     // resolved, iterations from a time budget; platform and
                                     // tuning_path cleared (not retained)
+    const oflow::Algorithm* algo;   // the registry entry of cfg.algorithm (core/algorithm.hpp)
     oflow::Plan plan;
-    oflow::KernelTable kt;
+    oflow::KernelTable kt;          // the shared stages and TV-L1's
+    oflow::HsKernels hs;            // Horn-Schunck / CLG family (filled for those algorithms)
     oflow::ThreadPool pool;
     oflow::Gaussian1D presmooth;    // applied to both frames at level 0
     oflow::Gaussian1D level_blur;   // anti-alias before each downscale
@@ -52,6 +56,11 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
 /// way): of_query_memory's answer.
 of_status select_for_config(const of_config& cfg, std::size_t context_bytes, const ErrorSink& err, Selection* out);
 void context_destroy(of_context* ctx);
+
+/// One validated frame pair through ctx's algorithm on its backend (of_process after the
+/// argument checks): the CPU paths refuse F32 pixels beyond kMaxF32Pixel first, the CUDA path
+/// checks them itself. Fills ctx->info's last_* fields on success.
+of_status context_process(of_context* ctx, const of_image& prev, const of_image& next, const of_flow& out);
 
 } // namespace oflow
 

@@ -1,5 +1,6 @@
 #include "core/plan.hpp"
 
+#include "core/algorithm.hpp"
 #include "core/robust.hpp"
 
 #include <limits>
@@ -97,17 +98,16 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         return OF_ERR_OVERFLOW;
 
     if (!cpu) pyr = plane0 = plane1 = 0; // the CUDA path keeps its planes on the device
-    struct Row { HostBuf id; const char* name; std::size_t bytes; };
-    const Row rows[] = {
+    const Algorithm* algo = find_algorithm(cfg.algorithm);
+    if (!algo) return OF_ERR_INVALID_ARGUMENT;
+    const int work = algo->work_planes(cfg);
+    if (work < kScratchPlanes || work > kMaxWorkPlanes) return OF_ERR_INVALID_ARGUMENT;
+    struct Row { int id; const char* name; std::size_t bytes; };
+    const Row shared[] = {
         {kBufContext, "context", in.context_bytes},
         {kBufPyr0, "pyramid0", pyr},   {kBufPyr1, "pyramid1", pyr},
-        {kBufI1x, "I1x", plane0},      {kBufI1y, "I1y", plane0},
-        {kBufI1w, "I1w", plane0},      {kBufI1wx, "I1wx", plane0},
-        {kBufI1wy, "I1wy", plane0},    {kBufGrad, "grad2", plane0},
-        {kBufRhoC, "rho_c", plane0},   {kBufU1, "u1", plane0},
-        {kBufU2, "u2", plane0},        {kBufP11, "p11", plane0},
-        {kBufP12, "p12", plane0},      {kBufP21, "p21", plane0},
-        {kBufP22, "p22", plane0},      {kBufTmp, "tmp", plane0},
+        {kBufU1, "u1", plane0},        {kBufU2, "u2", plane0},
+        {kBufTmp, "tmp", plane0},
         {kBufPrevU1, "prev_u1", plane1}, {kBufPrevU2, "prev_u2", plane1},
         {kBufBandSums, "band_sums", bands},
         {kBufCudaState, "cuda_state", in.cuda_state_bytes},
@@ -116,7 +116,12 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufSplitFlow, "split_flow", split_flow},
         {kBufExposureHist, "exposure_hist", hist},
     };
-    static_assert(sizeof(rows) / sizeof(rows[0]) == kHostBufCount, "one row per host buffer");
+    static_assert(sizeof(shared) / sizeof(shared[0]) == kBufWork0, "one row per shared host buffer");
+    static_assert(kHostBufCount - kBufWork0 == kMaxWorkPlanes, "one slot per work plane");
+    Row rows[kHostBufCount];
+    for (int i = 0; i < kBufWork0; ++i) rows[i] = shared[i];
+    for (int i = 0; i < kMaxWorkPlanes; ++i)
+        rows[kBufWork0 + i] = Row{kBufWork0 + i, i < work ? algo->work_plane_name(cfg, i) : "unused", i < work ? plane0 : 0};
     // The block start is aligned by the allocator or checked for a caller arena, so offsets
     // only need their own alignment.
     std::size_t off = 0;

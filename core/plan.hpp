@@ -33,7 +33,9 @@ int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims);
 /// Pitch in floats of a host plane w floats wide: w rounded up to 16 (64 bytes).
 std::ptrdiff_t host_pitch(int w);
 
-/// Host planes of the CPU TV-L1 path (level-0-sized unless noted). A CUDA plan with a split
+/// Host buffers. The planes of the CPU path (level-0-sized unless noted) are the shared ones
+/// below plus the algorithm's work planes (core/algorithm.hpp: kBufWork0 + i, i < its
+/// work_planes(cfg); the other work slots are empty). A CUDA plan with a split
 /// (PlanInputs::split_from > 0) carves them for the CPU's levels only: pyramids of levels
 /// split_from.. (level_offset as for the whole pyramid, levels below split_from unused) and
 /// planes the size of level split_from.
@@ -41,12 +43,8 @@ enum HostBuf : int {
     kBufContext = 0, // the of_context object itself
     kBufPyr0,        // pyramid of frame 0, all levels
     kBufPyr1,        // pyramid of frame 1, all levels
-    kBufI1x, kBufI1y,                 // gradient of frame 1 at the current level
-    kBufI1w, kBufI1wx, kBufI1wy,      // warped frame 1 and gradient (scratch while building)
-    kBufGrad, kBufRhoC,               // |grad I1w|^2 and rho's constant part
-    kBufU1, kBufU2,                   // flow at the current level
-    kBufP11, kBufP12, kBufP21, kBufP22, // duals
-    kBufTmp,                          // separable blur scratch
+    kBufU1, kBufU2,  // flow at the current level
+    kBufTmp,         // separable blur scratch
     kBufPrevU1, kBufPrevU2,           // flow of the coarser level (level-1-sized)
     kBufBandSums,                     // one 64-byte slot per thread band (reductions)
     kBufCudaState,                    // cuda::State (CUDA backend only)
@@ -55,7 +53,8 @@ enum HostBuf : int {
     kBufSplitFlow,                    // CUDA split: level split_from's flow, interleaved u1,u2 (else 0)
     kBufExposureHist,                 // CPU paths with robust preprocessing: per thread band, two
                                       // kExposureBins histograms (core/robust.hpp), else 0
-    kHostBufCount
+    kBufWork0,                        // the algorithm's work planes: kBufWork0 .. + kMaxWorkPlanes - 1
+    kHostBufCount = kBufWork0 + 16
 };
 
 struct BufferSpec {
@@ -89,9 +88,10 @@ struct Plan {
     std::size_t device_bytes; // device arena (CUDA only)
 };
 
-/// Builds the plan for a validated config. The CPU planes are planned for the CPU backends
-/// only; the CUDA backend keeps its planes in the device arena. Returns OF_ERR_OVERFLOW when
-/// a size does not fit in size_t.
+/// Builds the plan for a validated config (its algorithm registered: core/algorithm.hpp). The
+/// CPU planes are planned for the CPU backends only; the CUDA backend keeps its planes in the
+/// device arena. Returns OF_ERR_OVERFLOW when a size does not fit in size_t,
+/// OF_ERR_INVALID_ARGUMENT for a split outside the pyramid or an unregistered algorithm.
 of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan);
 
 } // namespace oflow

@@ -2,6 +2,7 @@
 // iterations from a time budget, and the memory plan; then what of_info says about it.
 #include "core/select.hpp"
 
+#include "core/algorithm.hpp"
 #include "core/robust.hpp"
 
 #include "platform/detect.hpp"
@@ -169,6 +170,9 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     s = resolve(cfg, loaded, &o, err);
     if (s != OF_OK) return s;
 
+    const Algorithm* alg = find_algorithm(cfg.algorithm);
+    if (!alg) return err.fail(OF_ERR_INVALID_ARGUMENT, "config: algorithm %d is not registered", static_cast<int>(cfg.algorithm));
+
     // Precision, and the table's row for it.
     const of_algorithm algo = cfg.algorithm;
     of_precision prec = cfg.precision;
@@ -207,7 +211,12 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     o.cpu_backend = neon_usable(neon_why, sizeof neon_why) ? OF_BACKEND_NEON : OF_BACKEND_REFERENCE;
     const bool named = o.match == platform::kMatchOverride;
     bool cuda_ok = false;
-    if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
+    if (!alg->gpu_path) { // no CUDA path for this algorithm: AUTO runs the CPU path
+        if (want == OF_BACKEND_CUDA)
+            return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: %s has no CUDA path in this version (CPU paths only)",
+                            who, alg->name);
+        std::snprintf(why_not, sizeof why_not, "%s has no CUDA path in this version", alg->name);
+    } else if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
         cuda_ok = cuda_usable(why_not, sizeof why_not);
         o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;
     }
@@ -267,12 +276,12 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
                 o.launch = cuda::LaunchDefaults{true,           v,           lc.row->block_w, lc.row->block_h,
                                                 lc.row->rows,   lc.row->depth, lc.row->bound};
         }
-#if OF_HAVE_CUDA
-        s = cuda::resolve_tuning(o.cfg, &o.launch, &o.tuning, err);
-        if (s != OF_OK) return s;
-#else
-        cuda::default_shape(o.cfg, &o.launch, &o.tuning);
-#endif
+        if (alg->cuda) {
+            s = alg->cuda->resolve_tuning(o.cfg, &o.launch, &o.tuning, err);
+            if (s != OF_OK) return s;
+        } else { // gpu_assumed on a build without CUDA: the shape it would have
+            cuda::default_shape(o.cfg, &o.launch, &o.tuning);
+        }
     }
 
     // Iterations: the budget's, on the paths that run.
@@ -300,16 +309,16 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     PlanInputs in{backend, context_bytes, 0, 0, 0, cfg.tuning_path ? sizeof(platform::LoadedTable) : 0, o.split_from};
     o.memory_planned = true;
     if (backend == OF_BACKEND_CUDA) {
-#if OF_HAVE_CUDA
-        cuda::Need need{0, 0, 0};
-        s = cuda::plan(o.cfg, &o.launch, &need, err);
-        if (s != OF_OK) return s;
-        in.cuda_state_bytes = need.state_bytes;
-        in.pinned_bytes = need.pinned_bytes;
-        in.device_bytes = need.device_bytes;
-#else
-        o.memory_planned = false; // only with gpu_assumed: nothing in this build could run it
-#endif
+        if (alg->cuda) {
+            cuda::Need need{0, 0, 0};
+            s = alg->cuda->plan(o.cfg, &o.launch, &need, err);
+            if (s != OF_OK) return s;
+            in.cuda_state_bytes = need.state_bytes;
+            in.pinned_bytes = need.pinned_bytes;
+            in.device_bytes = need.device_bytes;
+        } else {
+            o.memory_planned = false; // only with gpu_assumed: nothing in this build could run it
+        }
     }
     if (make_plan(o.cfg, in, &o.plan) != OF_OK)
         return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",

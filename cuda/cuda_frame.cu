@@ -1,4 +1,4 @@
-// The per-frame pipeline of the CUDA path (tvl1_process_cpu's structure, core/tvl1_driver.cpp):
+// The per-frame pipeline of the CUDA path (the structure of core/flow_driver.cpp flow_process_cpu):
 // pyramids (conversion of both frames, the exposure range match of the pair, then per frame
 // local normalisation, presmooth, levels), the texture rule's coarsest
 // level (on the device), then per level from coarse to fine: flow initialisation (zero or
@@ -144,7 +144,7 @@ of_status convert_frame(State& st, int frame, Src src, const LevelDims& d0, cons
     return OF_OK;
 }
 
-// Exposure range matching (core/robust.hpp, tvl1_driver.cpp match_exposure) of both converted
+// Exposure range matching (core/robust.hpp, core/flow_driver.cpp match_exposure) of both converted
 // frames, in place, before either normalisation: histograms into Ctrl::exposure_hist, the match
 // into Ctrl::exposure, the clamp of each frame (nothing when the match is not active). All on
 // the device: no host wait, so solve() stays capturable and each replay decides per frame.
@@ -163,7 +163,7 @@ of_status match_exposure(State& st, const LevelDims& d0, const ErrorSink& err) {
     return OF_OK;
 }
 
-// Local contrast normalisation (core/robust.hpp, tvl1_driver.cpp normalize_level0) of a
+// Local contrast normalisation (core/robust.hpp, core/flow_driver.cpp normalize_level0) of a
 // converted frame, in place, before its presmooth: mean = G*I, var = G*(I - mean)^2,
 // I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2), the
 // i1g slot, free until the first level's gradient.

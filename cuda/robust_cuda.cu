@@ -5,9 +5,9 @@
 //    pyramid (texture_energy_ref / (w h)) and the coarsest level to solve (coarsest_textured),
 //    into a device int, so that a captured graph decides it per frame without a host wait;
 //  - the size x size median of both flow components (median_flow_ref);
-//  - the end of a level (tvl1_driver.cpp solve_levels): zero flow above the coarsest level to
+//  - the end of a level (core/flow_driver.cpp solve_levels): zero flow above the coarsest level to
 //    solve, the sanity bound (level_margin) on every other level;
-//  - exposure range matching (tvl1_driver.cpp match_exposure): histograms of both converted
+//  - exposure range matching (core/flow_driver.cpp match_exposure): histograms of both converted
 //    frames (exposure_hist_ref: integer counts, so the atomics' order does not matter), the
 //    match itself (exposure_match, the host's own code, in one thread) and the clamp of each
 //    frame to its range (clamp_range_ref), the range read from device memory.

@@ -444,7 +444,7 @@ void test_split_plan() {
     CHECK(none.host[kBufPyr0].bytes == 0 && none.host[kBufU1].bytes == 0 && none.host[kBufSplitFlow].bytes == 0);
     const LevelDims& d2 = split.dims[2];
     CHECK(d2.w == 480 && d2.h == 270);
-    CHECK(split.host[kBufU1].bytes == bytes(d2) && split.host[kBufP22].bytes == bytes(d2));
+    CHECK(split.host[kBufU1].bytes == bytes(d2) && split.host[kBufWork0 + 10].bytes == bytes(d2) && split.host[kBufWork0 + 11].bytes == 0);
     CHECK(split.host[kBufPrevU1].bytes == bytes(split.dims[3]));
     CHECK(split.host[kBufSplitFlow].bytes == static_cast<std::size_t>(d2.w) * d2.h * 2 * sizeof(float));
     // the pyramid holds levels 2..6 at their offsets, nothing of levels 0 and 1

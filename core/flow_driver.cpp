@@ -1,74 +1,80 @@
-#include "core/tvl1_driver.hpp"
+#include "core/flow_driver.hpp"
 
+#include "core/algorithm.hpp"
 #include "core/level_trace.hpp"
 #include "core/robust.hpp"
 
 #include <cmath>
-
 #include <cstring>
 
 namespace oflow {
-namespace {
 
-// Runs f(y0, y1, band) over the rows of an h-row plane on the context's pool.
-template <class F>
-void rows(of_context* c, int h, F f) {
-    c->pool.for_rows(h, f);
+Plane Frame::level(HostBuf pyr, int l) const {
+    float* base = reinterpret_cast<float*>(static_cast<unsigned char*>(c->buf[pyr]) + c->plan.level_offset[l]);
+    return Plane{base, dims[l].w, dims[l].h, dims[l].pitch};
 }
 
-struct Frame {
-    of_context* c;
-    LevelDims dims[kMaxLevels];
-    int levels;
-
-    Plane level(HostBuf pyr, int l) const {
-        float* base = reinterpret_cast<float*>(static_cast<unsigned char*>(c->buf[pyr]) +
-                                               c->plan.level_offset[l]);
-        return Plane{base, dims[l].w, dims[l].h, dims[l].pitch};
-    }
-    Plane work(HostBuf b, int l) const {
-        return Plane{static_cast<float*>(c->buf[b]), dims[l].w, dims[l].h, dims[l].pitch};
-    }
-};
+Plane Frame::work(int b, int l) const {
+    return Plane{static_cast<float*>(c->buf[b]), dims[l].w, dims[l].h, dims[l].pitch};
+}
 
 void fill_zero(of_context* c, Plane p) {
-    rows(c, p.h, [&](int y0, int y1, int) {
+    for_rows(c, p.h, [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y) std::memset(p.row(y), 0, sizeof(float) * static_cast<std::size_t>(p.w));
     });
 }
 
 void copy_plane(of_context* c, Plane src, Plane dst) {
-    rows(c, src.h, [&](int y0, int y1, int) {
+    for_rows(c, src.h, [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y)
             std::memcpy(dst.row(y), src.row(y), sizeof(float) * static_cast<std::size_t>(src.w));
     });
 }
 
-// dst = Gaussian(src) through tmp; dst may be src.
-void blur(of_context* c, const Gaussian1D& g, Plane src, Plane tmp, Plane dst) {
+void blur_plane(of_context* c, const Gaussian1D& g, Plane src, Plane tmp, Plane dst) {
     const KernelTable& k = c->kt;
-    rows(c, src.h, [&](int y0, int y1, int) { k.blur_h(src, tmp, g, y0, y1); });
-    rows(c, src.h, [&](int y0, int y1, int) { k.blur_v(tmp, dst, g, y0, y1); });
+    for_rows(c, src.h, [&](int y0, int y1, int) { k.blur_h(src, tmp, g, y0, y1); });
+    for_rows(c, src.h, [&](int y0, int y1, int) { k.blur_v(tmp, dst, g, y0, y1); });
 }
 
+double* band_sums(of_context* c) { return static_cast<double*>(c->buf[kBufBandSums]); }
+
+double sum_bands(of_context* c, int h) {
+    const double* s = band_sums(c);
+    double n = 0.0;
+    for (int b = 0; b < c->pool.bands(h); ++b) n += s[b * kBandSumStride];
+    return n;
+}
+
+void median_flow(of_context* c, Plane u1, Plane u2, Plane tmp, int size) {
+    const KernelTable& k = c->kt;
+    const Plane both[2] = {u1, u2};
+    for (const Plane& u : both) {
+        for_rows(c, u.h, [&](int y0, int y1, int) { k.median_flow(u, tmp, size, y0, y1); });
+        copy_plane(c, tmp, u);
+    }
+}
+
+namespace {
+
 // Local contrast normalisation (core/robust.hpp) of level 0 of a pyramid, right after the
-// conversion and before the presmoothing. The warp planes are free while the pyramid is built:
-// mean in I1wx, variance in I1wy.
+// conversion and before the presmoothing. The algorithm's scratch work planes are free while the pyramid is
+// built (core/algorithm.hpp kScratchPlanes): mean in work plane 0, variance in work plane 1.
 void normalize_level0(const Frame& f, HostBuf pyr) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
     const Plane img = f.level(pyr, 0);
-    const Plane mean = f.work(kBufI1wx, 0), var = f.work(kBufI1wy, 0), tmp = f.work(kBufTmp, 0);
-    blur(c, c->robust_blur, img, tmp, mean);
-    rows(c, img.h, [&](int y0, int y1, int) { k.robust_sq(img, mean, var, y0, y1); });
-    blur(c, c->robust_blur, var, tmp, var);
-    rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, y0, y1); });
+    const Plane mean = f.algo(0, 0), var = f.algo(1, 0), tmp = f.work(kBufTmp, 0);
+    blur_plane(c, c->robust_blur, img, tmp, mean);
+    for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_sq(img, mean, var, y0, y1); });
+    blur_plane(c, c->robust_blur, var, tmp, var);
+    for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, y0, y1); });
 }
 
 // Level 0 of a pyramid: the frame converted to 0..255 floats.
 void convert_level0(const Frame& f, const of_image& img, HostBuf pyr) {
     const Plane l0 = f.level(pyr, 0);
-    rows(f.c, l0.h, [&](int y0, int y1, int) { f.c->kt.convert(img, l0, y0, y1); });
+    for_rows(f.c, l0.h, [&](int y0, int y1, int) { f.c->kt.convert(img, l0, y0, y1); });
 }
 
 // Exposure range matching (core/robust.hpp) of the two converted frames: per-band histograms in
@@ -82,7 +88,7 @@ void match_exposure(const Frame& f) {
     const Plane l0[2] = {f.level(kBufPyr0, 0), f.level(kBufPyr1, 0)};
     const int bands = c->pool.bands(l0[0].h);
     std::memset(hist, 0, sizeof(unsigned) * per_band * static_cast<std::size_t>(bands));
-    rows(c, l0[0].h, [&](int y0, int y1, int band) {
+    for_rows(c, l0[0].h, [&](int y0, int y1, int band) {
         unsigned* mine = hist + per_band * static_cast<std::size_t>(band);
         k.exposure_hist(l0[0], mine, y0, y1);
         k.exposure_hist(l0[1], mine + kExposureBins, y0, y1);
@@ -93,7 +99,7 @@ void match_exposure(const Frame& f) {
     const ExposureMatch m = exposure_match(hist, hist + kExposureBins, n);
     if (!m.active) return;
     for (int i = 0; i < 2; ++i)
-        rows(c, l0[i].h, [&](int y0, int y1, int) { k.clamp_range(l0[i], m.lo[i], m.hi[i], y0, y1); });
+        for_rows(c, l0[i].h, [&](int y0, int y1, int) { k.clamp_range(l0[i], m.lo[i], m.hi[i], y0, y1); });
 }
 
 // The rest of a pyramid whose level 0 holds the converted frame: normalisation, presmoothing,
@@ -103,14 +109,14 @@ void finish_pyramid(const Frame& f, HostBuf pyr) {
     const KernelTable& k = c->kt;
     Plane l0 = f.level(pyr, 0);
     if (c->cfg.robust == OF_ROBUST_LOCAL_NORM) normalize_level0(f, pyr);
-    if (c->presmooth.radius > 0) blur(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
+    if (c->presmooth.radius > 0) blur_plane(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
     for (int l = 1; l < f.levels; ++l) {
-        // The warp outputs are free while the pyramid is built: use one as scratch.
+        // The algorithm's scratch work plane 2 is free while the pyramid is built.
         Plane src = f.level(pyr, l - 1);
-        Plane smooth = f.work(kBufI1w, l - 1);
-        blur(c, c->level_blur, src, f.work(kBufTmp, l - 1), smooth);
+        Plane smooth = f.algo(2, l - 1);
+        blur_plane(c, c->level_blur, src, f.work(kBufTmp, l - 1), smooth);
         Plane dst = f.level(pyr, l);
-        rows(c, dst.h, [&](int y0, int y1, int) { k.resample(smooth, dst, y0, y1); });
+        for_rows(c, dst.h, [&](int y0, int y1, int) { k.resample(smooth, dst, y0, y1); });
     }
 }
 
@@ -123,32 +129,11 @@ void build_pyramids(const Frame& f, const of_image& prev, const of_image& next) 
     finish_pyramid(f, kBufPyr1);
 }
 
-// One inner iteration through the row-pipelined entry (KernelTable::tvl1_iter_rows): each
-// band chains calc_u and calc_p down its rows in one pass; the last p row of every band but
-// the lowest needs u of the next band's first row, so those seam rows follow in a short
-// second pass. Each value is computed by the same row code whatever the banding, so the
-// result does not depend on the thread count. Band sums land in band_sums[band * stride].
-void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h, double* band_sums,
-                       int sum_stride) {
-    const KernelTable& k = c->kt;
-    int band_end[kMaxThreads];
-    rows(c, h, [&](int y0, int y1, int band) {
-        band_sums[band * sum_stride] = k.tvl1_iter_rows(it, y0, y1);
-        band_end[band] = y1;
-    });
-    const int seams = c->pool.bands(h) - 1;
-    if (seams > 0)
-        rows(c, seams, [&](int b0, int b1, int) {
-            for (int b = b0; b < b1; ++b) k.tvl1_calc_p(it, band_end[b] - 1, band_end[b]);
-        });
-}
-
 // The sanity bound (core/robust.hpp): clamps x + u of every pixel into the level's frame
 // extended by margin m (level_margin()). Returns the number of pixels changed.
 int bound_flow(of_context* c, Plane u1, Plane u2, float m) {
-    double* band_sums = static_cast<double*>(c->buf[kBufBandSums]);
-    const int sum_stride = 64 / static_cast<int>(sizeof(double));
-    rows(c, u1.h, [&](int y0, int y1, int band) {
+    double* sums = band_sums(c);
+    for_rows(c, u1.h, [&](int y0, int y1, int band) {
         long n = 0;
         for (int y = y0; y < y1; ++y) {
             float* a = u1.row(y);
@@ -163,27 +148,15 @@ int bound_flow(of_context* c, Plane u1, Plane u2, float m) {
                 b[x] = nb;
             }
         }
-        band_sums[band * sum_stride] = static_cast<double>(n);
+        sums[band * kBandSumStride] = static_cast<double>(n);
     });
-    double n = 0.0;
-    for (int b = 0; b < c->pool.bands(u1.h); ++b) n += band_sums[b * sum_stride];
-    return static_cast<int>(n);
-}
-
-// Median filter of both flow components through kBufTmp (free while solving).
-void median_flow(of_context* c, Plane u1, Plane u2, Plane tmp, int size) {
-    const KernelTable& k = c->kt;
-    const Plane both[2] = {u1, u2};
-    for (const Plane& u : both) {
-        rows(c, u.h, [&](int y0, int y1, int) { k.median_flow(u, tmp, size, y0, y1); });
-        copy_plane(c, tmp, u);
-    }
+    return static_cast<int>(sum_bands(c, u1.h));
 }
 
 void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
     unsigned char* base_u = reinterpret_cast<unsigned char*>(out.u);
     unsigned char* base_v = reinterpret_cast<unsigned char*>(out.v);
-    rows(c, u1.h, [&](int y0, int y1, int) {
+    for_rows(c, u1.h, [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y) {
             const float* a = u1.row(y);
             const float* b = u2.row(y);
@@ -202,24 +175,14 @@ void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
     });
 }
 
-} // namespace
-
-namespace {
-
 // Coarse-to-fine from level `top` (the coarsest solved: the texture rule may stop above the
 // pyramid's last level) down to level `lo` on pyramids that are built: leaves level lo's flow
-// in kBufU1/kBufU2 (and each finer-than-coarsest level's input in prev_u*), every level above
-// 0 sanity-bounded before it is upsampled. Adds the inner iterations run to *total.
+// in kBufU1/kBufU2 (and each finer-than-coarsest level's input in prev_u*), every level
+// sanity-bounded before it is upsampled. Adds the inner iterations run to *total.
 void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
     of_context* c = f.c;
-    const of_config& cfg = c->cfg;
     const KernelTable& k = c->kt;
-    double* band_sums = static_cast<double*>(c->buf[kBufBandSums]);
-    const int sum_stride = 64 / static_cast<int>(sizeof(double));
-    const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
     uint64_t total_iterations = 0;
-
-    const int median = static_cast<int>(cfg.median_size);
     for (int l = top; l >= lo; --l) {
         const LevelDims& d = f.dims[l];
         Plane u1 = f.work(kBufU1, l), u2 = f.work(kBufU2, l);
@@ -231,67 +194,13 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
             Plane c1 = f.work(kBufPrevU1, l + 1), c2 = f.work(kBufPrevU2, l + 1);
             const float mx = static_cast<float>(d.w) / static_cast<float>(c1.w);
             const float my = static_cast<float>(d.h) / static_cast<float>(c1.h);
-            rows(c, d.h, [&](int y0, int y1, int) {
+            for_rows(c, d.h, [&](int y0, int y1, int) {
                 k.upsample_flow(c1, u1, mx, y0, y1);
                 k.upsample_flow(c2, u2, my, y0, y1);
             });
         }
-        Tvl1IterArgs it;
-        it.u1 = u1;
-        it.u2 = u2;
-        it.p11 = f.work(kBufP11, l);
-        it.p12 = f.work(kBufP12, l);
-        it.p21 = f.work(kBufP21, l);
-        it.p22 = f.work(kBufP22, l);
-        it.i1wx = f.work(kBufI1wx, l);
-        it.i1wy = f.work(kBufI1wy, l);
-        it.grad = f.work(kBufGrad, l);
-        it.rho_c = f.work(kBufRhoC, l);
-        it.lt = cfg.tvl1.lambda * cfg.tvl1.theta;
-        it.theta = cfg.tvl1.theta;
-        it.tau_over_theta = cfg.tvl1.tau / cfg.tvl1.theta;
-        fill_zero(c, it.p11);
-        fill_zero(c, it.p12);
-        fill_zero(c, it.p21);
-        fill_zero(c, it.p22);
-
-        Tvl1WarpArgs wa;
-        wa.i0 = f.level(kBufPyr0, l);
-        wa.i1 = f.level(kBufPyr1, l);
-        wa.i1x = f.work(kBufI1x, l);
-        wa.i1y = f.work(kBufI1y, l);
-        wa.u1 = u1;
-        wa.u2 = u2;
-        wa.i1w = f.work(kBufI1w, l);
-        wa.i1wx = it.i1wx;
-        wa.i1wy = it.i1wy;
-        wa.grad = it.grad;
-        wa.rho_c = it.rho_c;
-        rows(c, d.h, [&](int y0, int y1, int) { k.gradient(wa.i1, wa.i1x, wa.i1y, y0, y1); });
-
-        const double npix = static_cast<double>(d.w) * static_cast<double>(d.h);
-        const int bands = c->pool.bands(d.h);
         const uint64_t level_start = total_iterations;
-        for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
-            rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
-            for (uint32_t n = 0; n < cfg.iterations; ++n) {
-                if (k.tvl1_iter_rows) {
-                    iterate_pipelined(c, it, d.h, band_sums, sum_stride);
-                } else {
-                    rows(c, d.h, [&](int y0, int y1, int band) {
-                        band_sums[band * sum_stride] = k.tvl1_calc_u(it, y0, y1);
-                    });
-                    rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_calc_p(it, y0, y1); });
-                }
-                ++total_iterations;
-                if (eps2 > 0.0) {
-                    double err = 0.0;
-                    for (int b = 0; b < bands; ++b) err += band_sums[b * sum_stride];
-                    if (err / npix <= eps2) break;
-                }
-            }
-            if (median > 0) median_flow(c, u1, u2, f.work(kBufTmp, l), median);
-        }
+        c->algo->solve_level_cpu(LevelJob{&f, l, u1, u2, &total_iterations});
         const float margin = level_margin(l, d.w, d.h);
         const int clamped = bound_flow(c, u1, u2, margin);
         level_trace::emit(level_trace::Level{l, f.levels, u1, u2,
@@ -312,7 +221,7 @@ bool frame_of(of_context* c, int w, int h, Frame* f) {
     f->c = c;
     f->levels = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, f->dims);
     if (f->levels > c->plan.levels) {
-        c->sink().fail(OF_ERR_INTERNAL, "tvl1: %d levels > %d planned", f->levels, c->plan.levels);
+        c->sink().fail(OF_ERR_INTERNAL, "%s: %d levels > %d planned", c->algo->name, f->levels, c->plan.levels);
         return false;
     }
     return true;
@@ -335,7 +244,7 @@ int coarsest_level(const Frame& f) {
 
 } // namespace
 
-of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& next,
+of_status flow_process_cpu(of_context* c, const of_image& prev, const of_image& next,
                            const of_flow& out) {
     Frame f;
     if (!frame_of(c, static_cast<int>(prev.width), static_cast<int>(prev.height), &f)) return OF_ERR_INTERNAL;
@@ -352,14 +261,14 @@ of_status tvl1_process_cpu(of_context* c, const of_image& prev, const of_image& 
     return OF_OK;
 }
 
-of_status tvl1_solve_coarse_cpu(of_context* c, int w, int h, int top, uint64_t* iterations) {
+of_status flow_solve_coarse_cpu(of_context* c, int w, int h, int top, uint64_t* iterations) {
     Frame f;
     if (!frame_of(c, w, h, &f)) return OF_ERR_INTERNAL;
     const int from = c->plan.split_from;
     if (from <= 0 || from >= f.levels)
-        return c->sink().fail(OF_ERR_INTERNAL, "tvl1: split at level %d of a %d-level frame", from, f.levels);
+        return c->sink().fail(OF_ERR_INTERNAL, "%s: split at level %d of a %d-level frame", c->algo->name, from, f.levels);
     if (top < 0 || top >= f.levels)
-        return c->sink().fail(OF_ERR_INTERNAL, "tvl1: coarsest level %d of a %d-level frame", top, f.levels);
+        return c->sink().fail(OF_ERR_INTERNAL, "%s: coarsest level %d of a %d-level frame", c->algo->name, top, f.levels);
     if (top >= from) {
         solve_levels(f, top, from, iterations);
     } else { // the texture rule stopped below the CPU's levels: the GPU starts from zero

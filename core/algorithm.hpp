@@ -1,0 +1,83 @@
+// The algorithm seam: one entry per flow algorithm, and everything the rest of the library
+// needs from it. api/ never names an algorithm: of_create, of_query_memory, of_explain and
+// of_process reach it through find_algorithm() (config check, selection, plan, context,
+// dispatch: core/). The shared parts (conversion, exposure matching, robust preprocessing,
+// pyramids, the coarse-to-fine loop with upsampling, the sanity bound, the median filter, the
+// output) are core/flow_driver.cpp's, written once; an algorithm brings:
+//   - check_params: the validation of its own config fields (config.tvl1, config.hs, ...);
+//   - its CPU work planes (how many, their names) and solve_level_cpu, which refines the flow
+//     of one pyramid level on them (warps and inner iterations) through its kernel family;
+//   - kernels_init: its kernel family for the CPU path chosen (reference, then NEON overrides);
+//   - gpu_path / cuda: whether a CUDA path exists for it, and its driver in this build.
+// Adding an algorithm: its files, one line in core/algorithms.cpp (the registry), its table
+// rows (platform/tables), its self-test cases and bench entries; docs/design.md has the steps.
+#ifndef OFLOW_CORE_ALGORITHM_HPP
+#define OFLOW_CORE_ALGORITHM_HPP
+
+#include "core/status.hpp"
+#include "cuda/cuda_backend.hpp" // plain C++: the CUDA driver's types, defined in every build
+#include "oflow.h"
+
+#include <cstdint>
+
+struct of_context;
+
+namespace oflow {
+
+struct LevelJob;
+
+/// The most CPU work planes an algorithm may ask for (plan slots kBufWork0..).
+const int kMaxWorkPlanes = 16;
+/// The shared pyramid code uses work planes 0..kScratchPlanes-1 as scratch while it builds the
+/// pyramids (before any level is solved): every algorithm asks for at least that many.
+const int kScratchPlanes = 3;
+
+/// An algorithm's CUDA path (cuda/cuda_backend.hpp has each call's contract).
+struct CudaDriver {
+    of_status (*resolve_tuning)(const of_config& cfg, const cuda::LaunchDefaults* defaults, cuda::Tuning* t,
+                                const ErrorSink& err);
+    of_status (*plan)(const of_config& cfg, const cuda::LaunchDefaults* defaults, cuda::Need* need,
+                      const ErrorSink& err);
+    of_status (*create)(void* state_slot, void* pinned_slot, const of_config& cfg, const cuda::LaunchDefaults* defaults,
+                        const cuda::CpuLevels& cpu, const ErrorSink& err, cuda::State** out);
+    of_status (*process)(cuda::State* st, const of_image& prev, const of_image& next, const of_flow& out,
+                         const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest);
+    void (*destroy)(cuda::State* st);
+};
+
+struct Algorithm {
+    of_algorithm id;
+    const char* name; // "tvl1": platform::algorithm_name(id)
+    /// Validates the config fields that belong to this algorithm; check_config has validated the
+    /// shared ones first. A message naming the field on failure.
+    of_status (*check_params)(const of_config& cfg, const ErrorSink& err);
+    /// CPU work planes for cfg (kScratchPlanes..kMaxWorkPlanes), each planned the size of the
+    /// finest level the CPU solves (plan slot kBufWork0 + i), and the name of plane i (the
+    /// plan's buffer name: a static string).
+    int (*work_planes)(const of_config& cfg);
+    const char* (*work_plane_name)(const of_config& cfg, int i);
+    /// Refines job.u1/u2, the flow of one level (zero at the coarsest solved level, else the
+    /// coarser level's upsampled), in place: warps and inner iterations. Adds the inner
+    /// iterations run to *job.iterations. Runs on the context's pool; allocates nothing.
+    void (*solve_level_cpu)(const LevelJob& job);
+    /// Fills the context's kernel family of the algorithm for the CPU path `cpu` (REFERENCE or
+    /// NEON; f16: NEON with FP16 arithmetic), after the shared KernelTable is filled.
+    void (*kernels_init)(of_context* ctx, of_backend cpu, bool f16);
+    /// A CUDA path exists for this algorithm (in CUDA builds; of_explain may assume it for a
+    /// named board on a build without CUDA). false: backend CUDA is OF_ERR_UNSUPPORTED and AUTO
+    /// runs the CPU path whatever the table says.
+    bool gpu_path;
+    /// Its driver in this build; nullptr without CUDA (or without gpu_path).
+    const CudaDriver* cuda;
+};
+
+/// The registered algorithm of id, or nullptr (an algorithm of the enum that is not built
+/// yet, or an unknown value).
+const Algorithm* find_algorithm(int32_t id);
+
+/// True for the values of of_algorithm (built or not).
+bool algorithm_known(int32_t id);
+
+} // namespace oflow
+
+#endif

@@ -1,0 +1,22 @@
+// The algorithm registry: the one list of the algorithms this library runs. Adding an
+// algorithm adds its entry here (and its declaration in core/algorithms.hpp); nothing in api/.
+#include "core/algorithms.hpp"
+
+namespace oflow {
+namespace {
+
+const Algorithm* const kRegistry[] = {&kTvl1};
+
+} // namespace
+
+const Algorithm* find_algorithm(int32_t id) {
+    for (const Algorithm* a : kRegistry)
+        if (static_cast<int32_t>(a->id) == id) return a;
+    return nullptr;
+}
+
+bool algorithm_known(int32_t id) {
+    return id == OF_ALGO_TVL1 || id == OF_ALGO_HS || id == OF_ALGO_CLG || id == OF_ALGO_LK;
+}
+
+} // namespace oflow

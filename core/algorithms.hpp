@@ -1,0 +1,13 @@
+// The registry's entries (core/algorithms.cpp lists them): one per algorithm file.
+#ifndef OFLOW_CORE_ALGORITHMS_HPP
+#define OFLOW_CORE_ALGORITHMS_HPP
+
+#include "core/algorithm.hpp"
+
+namespace oflow {
+
+extern const Algorithm kTvl1; // core/tvl1_algorithm.cpp
+
+} // namespace oflow
+
+#endif

@@ -1,0 +1,38 @@
+// context_process: a validated frame pair to the context's algorithm on its backend. The one
+// dispatch point of of_process: api/ validates the arguments and calls this.
+#include "core/algorithm.hpp"
+#include "core/context.hpp"
+#include "core/flow_driver.hpp"
+#include "core/ref/kernels_ref.hpp"
+
+namespace oflow {
+
+of_status context_process(of_context* ctx, const of_image& prev, const of_image& next, const of_flow& out) {
+    const ErrorSink err = ctx->sink();
+    if (ctx->plan.backend == OF_BACKEND_CUDA) {
+        // The CUDA path checks device-memory frames for NaN/Inf itself.
+        if (!ctx->algo->cuda || !ctx->cuda)
+            return err.fail(OF_ERR_INTERNAL, "of_process: %s: no CUDA state", ctx->algo->name);
+        uint64_t iterations = 0;
+        int levels = 0, coarsest = 0;
+        // coarsest: exact with host or mapped output and split frames; levels - 1 with device
+        // output when the texture rule decided on the device (no wait: cuda_backend.hpp).
+        const of_status s = ctx->algo->cuda->process(ctx->cuda, prev, next, out, err, &iterations, &levels, &coarsest);
+        if (s == OF_OK) {
+            ctx->info.last_width = prev.width;
+            ctx->info.last_height = prev.height;
+            ctx->info.last_levels = static_cast<uint32_t>(levels);
+            ctx->info.last_coarsest = static_cast<uint32_t>(coarsest);
+            ctx->info.last_iterations = iterations;
+            err.clear();
+        }
+        return s;
+    }
+    if (!image_pixels_valid(prev)) return fail_invalid_pixels(err, "prev");
+    if (!image_pixels_valid(next)) return fail_invalid_pixels(err, "next");
+    const of_status s = flow_process_cpu(ctx, prev, next, out);
+    if (s == OF_OK) err.clear();
+    return s;
+}
+
+} // namespace oflow

@@ -1,0 +1,25 @@
+# cmake -DDIR=<repo>/api -P seam_check.cmake: fails when a source file of the API layer names an
+# algorithm or reaches a backend driver directly. The API validates arguments and calls core/
+# (context_create, context_process, select_and_plan); which algorithm and which backend run is
+# decided below it (core/algorithm.hpp), so adding an algorithm touches no dispatch in api/.
+file(GLOB _srcs "${DIR}/*.cpp" "${DIR}/*.hpp")
+if(NOT _srcs)
+  message(FATAL_ERROR "seam_check: no sources under ${DIR}")
+endif()
+set(_bad "")
+foreach(f ${_srcs})
+  file(STRINGS "${f}" _lines)
+  set(_n 0)
+  foreach(l IN LISTS _lines)
+    math(EXPR _n "${_n} + 1")
+    if(l MATCHES "OF_ALGO_|tvl1_|hs_|clg_|lk_|cuda::|neon_|_process_cpu")
+      list(APPEND _bad "${f}:${_n}: ${l}")
+    endif()
+  endforeach()
+endforeach()
+if(_bad)
+  string(REPLACE ";" "\n" _txt "${_bad}")
+  message(FATAL_ERROR "seam_check: the API layer names an algorithm or a backend driver:\n${_txt}")
+endif()
+list(LENGTH _srcs _count)
+message(STATUS "seam_check: ${_count} API files, no algorithm or backend driver named")
