@@ -70,8 +70,8 @@ typedef enum of_status {
 /** Flow algorithm. */
 typedef enum of_algorithm {
     OF_ALGO_TVL1 = 1, /**< TV-L1 (Zach-Pock-Bischof duality scheme, IPOL variant) */
-    OF_ALGO_HS = 2,   /**< Horn-Schunck; not implemented yet: OF_ERR_UNSUPPORTED */
-    OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn); not implemented yet: OF_ERR_UNSUPPORTED */
+    OF_ALGO_HS = 2,   /**< Horn-Schunck (of_hs_params; CPU paths) */
+    OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn; of_hs_params; CPU paths) */
     OF_ALGO_LK = 4,   /**< dense pyramidal Lucas-Kanade; not implemented yet: OF_ERR_UNSUPPORTED */
     OF_ALGO_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_algorithm;
@@ -130,10 +130,10 @@ typedef enum of_variant {
     OF_VARIANT_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_variant;
 
-/** Linear solver for HS/CLG. */
+/** Linear solver for HS/CLG: both reach the same fixed point (one discretisation). */
 typedef enum of_solver {
-    OF_SOLVER_JACOBI = 0,
-    OF_SOLVER_RED_BLACK_SOR = 1,
+    OF_SOLVER_JACOBI = 0,        /**< pointwise-coupled Jacobi: a 2x2 solve per pixel per iteration */
+    OF_SOLVER_RED_BLACK_SOR = 1, /**< red-black SOR over a split (red / black half-width) layout, omega */
     OF_SOLVER_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_solver;
 
@@ -156,12 +156,21 @@ typedef struct of_tvl1_params {
     float theta;  /**< coupling between u and v; default 0.3; [1e-4, 10] */
 } of_tvl1_params;
 
-/** Horn-Schunck / CLG parameters (not implemented yet; defaults are filled). */
+/** Horn-Schunck / CLG parameters. Both algorithms minimise, per pyramid level and warp, the
+ *  energy of the flow increment w = (du, dv): w^T J w + alpha^2 (|grad du|^2 + |grad dv|^2), J the
+ *  structure tensor of the 2x2x2 cube derivatives (Horn and Schunck 1981), smoothed by a Gaussian
+ *  of sigma rho for CLG (Bruhn, Weickert, Schnorr 2005); rho = 0 is Horn-Schunck. The Laplacian
+ *  is Horn-Schunck's 9-point local mean. CPU paths only in this version (backend CUDA:
+ *  OF_ERR_UNSUPPORTED; AUTO runs the CPU path). */
 typedef struct of_hs_params {
-    float alpha;      /**< smoothness weight; default 15 */
-    float rho;        /**< structure tensor smoothing (CLG); default 0 for HS, 2 for CLG */
-    of_solver solver; /**< default OF_SOLVER_JACOBI */
-    float omega;      /**< SOR over-relaxation; default 1.6 */
+    float alpha;      /**< smoothness weight (squared in the energy; Bruhn's alpha is our alpha^2), on the
+                           0..255 intensity scale after the preprocessing; default 15 (the lowest mean EPE
+                           of 4..30 on the synthetic cases, HS and CLG: docs/accuracy.md); [0.01, 1000] */
+    float rho;        /**< CLG tensor smoothing sigma in px; default 0 for HS (must stay 0 there), 2 for CLG;
+                           [0, 10] */
+    of_solver solver; /**< default OF_SOLVER_JACOBI (pointwise-coupled); OF_SOLVER_RED_BLACK_SOR */
+    float omega;      /**< SOR over-relaxation; default 1.4; (0, 1.5] (same-colour diagonal neighbours are
+                           coupled Jacobi-style: 1.55-1.6 diverged in measurements, docs/accuracy.md) */
 } of_hs_params;
 
 /** Lucas-Kanade parameters (not implemented yet; defaults are filled). */
@@ -336,8 +345,8 @@ typedef struct of_info {
 typedef struct of_context of_context;
 
 /** Fill *cfg with the defaults of algo, struct_size included (writes sizeof(of_config) bytes).
- *  Unknown algo: OF_ERR_INVALID_ARGUMENT. HS/CLG/LK fill their defaults and return OF_OK; of_create
- *  then answers OF_ERR_UNSUPPORTED until they are implemented. */
+ *  Unknown algo: OF_ERR_INVALID_ARGUMENT. LK fills its defaults and returns OF_OK; of_create
+ *  then answers OF_ERR_UNSUPPORTED until it is implemented. */
 OF_API of_status of_config_init(of_config* cfg, of_algorithm algo);
 
 /** Host and device bytes of_create would use for cfg (the same plan and selection, the board

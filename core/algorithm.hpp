@@ -63,6 +63,10 @@ struct Algorithm {
     /// Fills the context's kernel family of the algorithm for the CPU path `cpu` (REFERENCE or
     /// NEON; f16: NEON with FP16 arithmetic), after the shared KernelTable is filled.
     void (*kernels_init)(of_context* ctx, of_backend cpu, bool f16);
+    /// Its NEON kernels compute in F16 where the CPU has FP16 arithmetic (precision F16 on such
+    /// a CPU selects them); false: the CPU paths compute in F32 whatever the precision, and
+    /// of_info says so.
+    bool cpu_f16;
     /// A CUDA path exists for this algorithm (in CUDA builds; of_explain may assume it for a
     /// named board on a build without CUDA). false: backend CUDA is OF_ERR_UNSUPPORTED and AUTO
     /// runs the CPU path whatever the table says.

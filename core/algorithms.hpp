@@ -7,6 +7,8 @@
 namespace oflow {
 
 extern const Algorithm kTvl1; // core/tvl1_algorithm.cpp
+extern const Algorithm kHs;   // core/hs_algorithm.cpp
+extern const Algorithm kClg;  // core/hs_algorithm.cpp
 
 } // namespace oflow
 

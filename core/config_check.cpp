@@ -35,7 +35,7 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     cfg->hs.alpha = 15.0f;
     cfg->hs.rho = algo == OF_ALGO_CLG ? 2.0f : 0.0f;
     cfg->hs.solver = OF_SOLVER_JACOBI;
-    cfg->hs.omega = 1.6f;
+    cfg->hs.omega = 1.4f; // core/hs_algorithm.cpp: (0, 1.5] converges
     cfg->lk.window = 9;
     cfg->lk.min_eigen = 1e-3f;
     cfg->robust = OF_ROBUST_LOCAL_NORM;

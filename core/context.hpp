@@ -32,6 +32,7 @@ struct of_context {
     oflow::Gaussian1D presmooth;    // applied to both frames at level 0
     oflow::Gaussian1D level_blur;   // anti-alias before each downscale
     oflow::Gaussian1D robust_blur;  // window of the local normalisation (config.robust_sigma)
+    oflow::Gaussian1D rho_blur;     // CLG: the structure tensor's smoothing (config.hs.rho; HS: none)
     void* block;                    // the host arena (starts with this object)
     bool owns_block;                // allocated by the library
     void* buf[oflow::kHostBufCount];// carved buffers; buf[kBufContext] == this

@@ -34,6 +34,7 @@ void kernel_table_init_ref(KernelTable* t) {
     t->resample = resample_ref;
     t->gradient = gradient_ref;
     t->tvl1_warp = tvl1_warp_ref;
+    t->warp_image = warp_image_ref;
     t->tvl1_calc_u = tvl1_calc_u_ref;
     t->tvl1_calc_p = tvl1_calc_p_ref;
     t->upsample_flow = upsample_flow_ref;

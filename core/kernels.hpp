@@ -55,6 +55,10 @@ struct KernelTable {
     /// Central differences, clamped at the borders.
     void (*gradient)(Plane src, Plane gx, Plane gy, int y0, int y1);
     void (*tvl1_warp)(const Tvl1WarpArgs& a, int y0, int y1);
+    /// out = i1 at x + (u1, u2), bicubic as tvl1_warp (taps clamped); where x + u lies outside
+    /// [0, w-1] x [0, h-1], out = i0 (no temporal difference there: an incremental solver's
+    /// data term then holds the increment at zero instead of pushing the flow further out).
+    void (*warp_image)(Plane i0, Plane i1, Plane u1, Plane u2, Plane out, int y0, int y1);
     /// threshold + divergence + u update; returns sum over the rows of |u_new - u_old|^2.
     double (*tvl1_calc_u)(const Tvl1IterArgs& a, int y0, int y1);
     /// forward gradient + dual update.

@@ -177,7 +177,14 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     const of_algorithm algo = cfg.algorithm;
     of_precision prec = cfg.precision;
     o.precision_from_table = prec == OF_PRECISION_AUTO;
-    if (o.precision_from_table) {
+    bool described = false; // the table has an <algorithm> entry for it
+    for (int i = 0; i < o.table->algorithm_count; ++i) described = described || o.table->algorithms[i].algorithm == algo;
+    // A CPU-only algorithm the table does not describe runs F32 on the CPU path, unmodelled
+    // (no row: no time budget, no predicted time); a GPU algorithm needs its table entry.
+    const bool unmodelled = !alg->gpu_path && !described;
+    if (o.precision_from_table && unmodelled) {
+        prec = OF_PRECISION_F32;
+    } else if (o.precision_from_table) {
         s = platform::select_precision(*o.table, algo, OF_PRECISION_AUTO, &prec, err);
         if (s != OF_OK) return s;
     }
@@ -192,7 +199,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     for (int l = 0; l < levels; ++l) areas[l] = static_cast<std::uint64_t>(dims[l].w) * static_cast<std::uint64_t>(dims[l].h);
     platform::PathPlan pp;
     std::memset(static_cast<void*>(&pp), 0, sizeof pp);
-    if (o.row || want == OF_BACKEND_AUTO) { // AUTO without a row: select_paths says what is missing
+    if (o.row || (want == OF_BACKEND_AUTO && !unmodelled)) { // AUTO without a row: select_paths says what is missing
         s = platform::select_paths(*o.table, algo, prec, areas, levels, true, &pp, err);
         if (s != OF_OK) return s;
         o.have_wanted = true;
@@ -241,7 +248,12 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     default: {
         const bool gpu_present = cuda_ok || o.gpu_assumed;
         backend = gpu_present && o.wanted[0] == platform::kPathGpu ? OF_BACKEND_CUDA : o.cpu_backend;
-        auto_reason(o, pp, forced ? "auto (forced)" : "auto", gpu_present, why_not, o.reason, sizeof o.reason);
+        if (o.have_wanted)
+            auto_reason(o, pp, forced ? "auto (forced)" : "auto", gpu_present, why_not, o.reason, sizeof o.reason);
+        else // unmodelled: a CPU-only algorithm the table has no entry for
+            std::snprintf(o.reason, sizeof o.reason, "%s: %s path: %s has no CUDA path and table %s no %s entry",
+                          forced ? "auto (forced)" : "auto", o.cpu_backend == OF_BACKEND_NEON ? "NEON" : "reference",
+                          alg->name, o.table->name, alg->name);
         break;
     }
     }
@@ -262,7 +274,8 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
                 o.split_from = l;
                 break;
             }
-    o.cpu_f16 = (backend == OF_BACKEND_NEON || o.split_from > 0) && prec == OF_PRECISION_F16 && neon_f16_arith();
+    o.cpu_f16 = (backend == OF_BACKEND_NEON || o.split_from > 0) && prec == OF_PRECISION_F16 && neon_f16_arith() &&
+                alg->cpu_f16;
 
     // CUDA launch shape: the table's defaults for the maximum frame, what the config sets wins.
     if (backend == OF_BACKEND_CUDA) {
@@ -350,8 +363,9 @@ void selection_info(const Selection& s, of_info* info) {
     const char* asked = s.precision_from_table ? "F16 by the table" : "F16 requested";
     if (s.cfg.precision == OF_PRECISION_F16 && in.precision != OF_PRECISION_F16)
         std::snprintf(note, sizeof note, "; %s, %s", asked,
-                      b == OF_BACKEND_NEON ? "this CPU has no FP16 vector arithmetic; runs F32"
-                                           : "this path computes in F32");
+                      b != OF_BACKEND_NEON ? "this path computes in F32"
+                      : neon_f16_arith()   ? "no F16 NEON kernels for this algorithm; runs F32"
+                                           : "this CPU has no FP16 vector arithmetic; runs F32");
     const int room = static_cast<int>(sizeof in.reason - 1 - std::strlen(note));
     std::snprintf(in.reason, sizeof in.reason, "%.*s%s", room, s.reason, note);
     std::snprintf(in.board, sizeof in.board, "%s", s.table->name);

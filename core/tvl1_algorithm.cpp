@@ -48,6 +48,7 @@ const Algorithm kTvl1 = {
     tvl1_work_plane_name,
     tvl1_solve_level_cpu,
     nullptr, // kernels: the KernelTable's tvl1_* entries
+    true,    // NEON F16 (neon/tvl1_f16_neon.cpp)
     true,
 #if OF_HAVE_CUDA
     &kTvl1Cuda,

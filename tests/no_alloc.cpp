@@ -4,7 +4,8 @@
 // after of_create and must read zero after many of_process calls: threads 1 and 2, U8/U16/F32,
 // frames at and below the maximum (down to 1x1), planar and interleaved output, and failing
 // calls (their messages are formatted without allocating too), plus of_get_info and
-// of_last_error. The first offending allocation is printed with an addr2line command.
+// of_last_error; Horn-Schunck and CLG with both solvers too. The first offending allocation is
+// printed with an addr2line command.
 // of_explain allocates nothing at all (without a tuning_path).
 #include "alloc_counter.hpp"
 #include "test_util.hpp"
@@ -34,17 +35,24 @@ const Pair& pair_for(uint32_t w, uint32_t h) {
     return it->second;
 }
 
-void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend) {
+void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_algorithm algo = OF_ALGO_TVL1,
+                of_solver solver = OF_SOLVER_JACOBI) {
     const uint32_t W = 160, H = 120;
     of_config c = tvl1_config(W, H);
+    if (algo != OF_ALGO_TVL1) { // the algorithm's own defaults, the same frame and schedule
+        of_config_init(&c, algo);
+        c.max_width = W;
+        c.max_height = H;
+        c.hs.solver = solver;
+    }
     c.format = fmt;
     c.threads = threads;
     c.backend = backend;
     c.iterations = 15;
     c.warps = 3;
     char what[96];
-    std::snprintf(what, sizeof what, "format %d threads %u backend %d", static_cast<int>(fmt), threads,
-                  static_cast<int>(backend));
+    std::snprintf(what, sizeof what, "algorithm %d solver %d format %d threads %u backend %d", static_cast<int>(algo),
+                  static_cast<int>(solver), static_cast<int>(fmt), threads, static_cast<int>(backend));
     of_context* ctx = create_or_report(c, what);
     CHECK_MSG(ctx != nullptr, "%s: create", what);
     if (!ctx) return;
@@ -184,5 +192,12 @@ int main() {
             run_config(f, t, OF_BACKEND_REFERENCE);
             run_config(f, t, OF_BACKEND_AUTO);
         }
+    // Horn-Schunck and CLG through the same shared driver, both solvers.
+    for (uint32_t t : threads) {
+        run_config(OF_PIXEL_U8, t, OF_BACKEND_REFERENCE, OF_ALGO_HS, OF_SOLVER_JACOBI);
+        run_config(OF_PIXEL_U8, t, OF_BACKEND_REFERENCE, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR);
+        run_config(OF_PIXEL_U8, t, OF_BACKEND_REFERENCE, OF_ALGO_CLG, OF_SOLVER_JACOBI);
+        run_config(OF_PIXEL_U8, t, OF_BACKEND_REFERENCE, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR);
+    }
     return oftest::finish("no_alloc");
 }

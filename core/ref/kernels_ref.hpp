@@ -14,6 +14,7 @@ void blur_v_ref(Plane src, Plane dst, const Gaussian1D& g, int y0, int y1);
 void resample_ref(Plane src, Plane dst, int y0, int y1);
 void gradient_ref(Plane src, Plane gx, Plane gy, int y0, int y1);
 void tvl1_warp_ref(const Tvl1WarpArgs& a, int y0, int y1);
+void warp_image_ref(Plane i0, Plane i1, Plane u1, Plane u2, Plane out, int y0, int y1);
 double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1);
 void tvl1_calc_p_ref(const Tvl1IterArgs& a, int y0, int y1);
 void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1);

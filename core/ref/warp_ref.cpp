@@ -26,6 +26,32 @@ inline void cubic_weights(float t, float w[4]) {
     w[3] = (0.5f * t - 0.5f) * t * t;
 }
 
+// The 4x4 bicubic taps of position (x + u1, y + u2) in a w x h plane: weights, clamped columns,
+// the first row (clamp each iy - 1 + j), and whether the position lies inside the plane.
+struct Taps {
+    float wx[4], wy[4];
+    int cx[4];
+    int iy;
+    bool inside;
+};
+
+inline Taps bicubic_taps(int x, int y, float u1, float u2, int w, int h) {
+    // Keep positions in a range where int conversion is defined; beyond it the taps clamp anyway.
+    const float lim = 1e6f;
+    float px = static_cast<float>(x) + u1, py = static_cast<float>(y) + u2;
+    px = px < -lim ? -lim : (px > lim ? lim : px);
+    py = py < -lim ? -lim : (py > lim ? lim : py);
+    Taps t;
+    const float fx = std::floor(px), fy = std::floor(py);
+    const int ix = static_cast<int>(fx);
+    t.iy = static_cast<int>(fy);
+    cubic_weights(px - fx, t.wx);
+    cubic_weights(py - fy, t.wy);
+    for (int i = 0; i < 4; ++i) t.cx[i] = clampi(ix - 1 + i, 0, w - 1);
+    t.inside = px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1);
+    return t;
+}
+
 } // namespace
 
 void gradient_ref(Plane src, Plane gx, Plane gy, int y0, int y1) {
@@ -45,8 +71,6 @@ void gradient_ref(Plane src, Plane gx, Plane gy, int y0, int y1) {
 
 void tvl1_warp_ref(const Tvl1WarpArgs& a, int y0, int y1) {
     const int w = a.i1.w, h = a.i1.h;
-    // Keep positions in a range where int conversion is defined; beyond it the taps clamp anyway.
-    const float lim = 1e6f;
     for (int y = y0; y < y1; ++y) {
         const float* u1 = a.u1.row(y);
         const float* u2 = a.u2.row(y);
@@ -57,40 +81,54 @@ void tvl1_warp_ref(const Tvl1WarpArgs& a, int y0, int y1) {
         float* og = a.grad.row(y);
         float* orho = a.rho_c.row(y);
         for (int x = 0; x < w; ++x) {
-            float px = static_cast<float>(x) + u1[x], py = static_cast<float>(y) + u2[x];
-            px = px < -lim ? -lim : (px > lim ? lim : px);
-            py = py < -lim ? -lim : (py > lim ? lim : py);
-            const float fx = std::floor(px), fy = std::floor(py);
-            const int ix = static_cast<int>(fx), iy = static_cast<int>(fy);
-            float wx[4], wy[4];
-            cubic_weights(px - fx, wx);
-            cubic_weights(py - fy, wy);
-            int cx[4];
-            for (int i = 0; i < 4; ++i) cx[i] = clampi(ix - 1 + i, 0, w - 1);
+            const Taps t = bicubic_taps(x, y, u1[x], u2[x], w, h);
             float s = 0.0f, sx = 0.0f, sy = 0.0f;
             for (int j = 0; j < 4; ++j) {
-                const int ry = clampi(iy - 1 + j, 0, h - 1);
+                const int ry = clampi(t.iy - 1 + j, 0, h - 1);
                 const float* r = a.i1.row(ry);
                 const float* rx = a.i1x.row(ry);
                 const float* rgy = a.i1y.row(ry);
-                float t = 0.0f, tx = 0.0f, ty = 0.0f;
+                float tr = 0.0f, tx = 0.0f, ty = 0.0f;
                 for (int i = 0; i < 4; ++i) {
-                    t += wx[i] * r[cx[i]];
-                    tx += wx[i] * rx[cx[i]];
-                    ty += wx[i] * rgy[cx[i]];
+                    tr += t.wx[i] * r[t.cx[i]];
+                    tx += t.wx[i] * rx[t.cx[i]];
+                    ty += t.wx[i] * rgy[t.cx[i]];
                 }
-                s += wy[j] * t;
-                sx += wy[j] * tx;
-                sy += wy[j] * ty;
+                s += t.wy[j] * tr;
+                sx += t.wy[j] * tx;
+                sy += t.wy[j] * ty;
             }
-            const bool inside = px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f &&
-                                py <= static_cast<float>(h - 1);
-            if (!inside) sx = sy = 0.0f;
+            if (!t.inside) sx = sy = 0.0f;
             ow[x] = s;
             ox[x] = sx;
             oy[x] = sy;
             og[x] = sx * sx + sy * sy;
-            orho[x] = inside ? s - sx * u1[x] - sy * u2[x] - i0[x] : 0.0f;
+            orho[x] = t.inside ? s - sx * u1[x] - sy * u2[x] - i0[x] : 0.0f;
+        }
+    }
+}
+
+void warp_image_ref(Plane i0, Plane i1, Plane u1, Plane u2, Plane out, int y0, int y1) {
+    const int w = i1.w, h = i1.h;
+    for (int y = y0; y < y1; ++y) {
+        const float* a = u1.row(y);
+        const float* b = u2.row(y);
+        const float* r0 = i0.row(y);
+        float* o = out.row(y);
+        for (int x = 0; x < w; ++x) {
+            const Taps t = bicubic_taps(x, y, a[x], b[x], w, h);
+            if (!t.inside) { // no temporal difference: the data term holds the increment at 0 here
+                o[x] = r0[x];
+                continue;
+            }
+            float s = 0.0f;
+            for (int j = 0; j < 4; ++j) {
+                const float* r = i1.row(clampi(t.iy - 1 + j, 0, h - 1));
+                float tr = 0.0f;
+                for (int i = 0; i < 4; ++i) tr += t.wx[i] * r[t.cx[i]];
+                s += t.wy[j] * tr;
+            }
+            o[x] = s;
         }
     }
 }

@@ -1,0 +1,184 @@
+// Horn-Schunck / CLG on one pyramid level, CPU paths. The pyramid is incremental (ALGORITHMS
+// pitfall 7): each warp re-linearises at the current flow u (frame 1 warped by u), solves the
+// increment (du, dv) from zero, and adds it to u. HS and CLG share the discretisation of
+// core/hs_kernels.hpp, so with rho = 0 CLG solves HS's equations and both solvers reach one
+// fixed point.
+#include "core/hs_level_cpu.hpp"
+
+#include "core/flow_driver.hpp"
+
+#include <utility>
+
+namespace oflow {
+
+int hs_work_planes(const of_config& cfg) {
+    const bool tensor = cfg.algorithm == OF_ALGO_CLG || cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    return tensor ? kHsPlanesAll : kHsPlanesJacobi;
+}
+
+const char* hs_work_plane_name(const of_config&, int i) {
+    static const char* const names[kHsPlanesAll] = {"I1w", "Ix",  "Iy",  "It",  "du",  "dv",  "du_next",
+                                                    "dv_next", "J11", "J12", "J13", "J22", "J23", "hs_extra"};
+    return i >= 0 && i < kHsPlanesAll ? names[i] : "?";
+}
+
+void hs_split_views(Plane full, Plane* red, Plane* black) {
+    const int hw = (full.w + 1) / 2;
+    *red = Plane{full.data, hw, full.h, full.pitch};
+    *black = Plane{full.data + hw, hw, full.h, full.pitch};
+}
+
+namespace {
+
+// u += du over the level.
+void add_increment(of_context* c, Plane u, Plane du) {
+    for_rows(c, u.h, [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y) {
+            float* a = u.row(y);
+            const float* d = du.row(y);
+            for (int x = 0; x < u.w; ++x) a[x] += d[x];
+        }
+    });
+}
+
+// Jacobi (HS's update, or CLG's pointwise-coupled one) from zero; the result lands in *du, *dv
+// (the planes swap roles each iteration). Returns the iterations run.
+uint32_t solve_jacobi(of_context* c, const Frame& f, int l, bool clg, Plane* du, Plane* dv) {
+    const HsKernels& k = c->hs;
+    const of_config& cfg = c->cfg;
+    HsJacobiArgs a;
+    a.du = f.algo(kHsDu, l);
+    a.dv = f.algo(kHsDv, l);
+    a.du_next = f.algo(kHsDu2, l);
+    a.dv_next = f.algo(kHsDv2, l);
+    a.ix = f.algo(kHsIx, l);
+    a.iy = f.algo(kHsIy, l);
+    a.it = f.algo(kHsIt, l);
+    for (int ch = 0; ch < kHsChannels; ++ch) a.j[ch] = clg ? f.algo(kHsJ0 + ch, l) : a.ix; // unused by HS
+    a.alpha2 = cfg.hs.alpha * cfg.hs.alpha;
+    fill_zero(c, a.du);
+    fill_zero(c, a.dv);
+    const int h = a.du.h;
+    const double npix = static_cast<double>(a.du.w) * static_cast<double>(h);
+    const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
+    double* sums = band_sums(c);
+    uint32_t n = 0;
+    while (n < cfg.iterations) {
+        for_rows(c, h, [&](int y0, int y1, int band) {
+            sums[band * kBandSumStride] = clg ? k.clg_jacobi(a, y0, y1) : k.hs_jacobi(a, y0, y1);
+        });
+        ++n;
+        std::swap(a.du, a.du_next);
+        std::swap(a.dv, a.dv_next);
+        if (eps2 > 0.0 && sum_bands(c, h) / npix <= eps2) break;
+    }
+    *du = a.du;
+    *dv = a.dv;
+    return n;
+}
+
+// Red-black SOR from zero on the tensor in kHsJ0.. (full planes): the tensor is split into the
+// red/black halves of the planes kHsI1w, kHsIx, kHsIy, kHsIt, kHsExtra (free by now), the
+// increment iterates in the halves of kHsDu/kHsDv (old) and kHsDu2/kHsDv2 (new), and is merged
+// back into full planes at the end (*du, *dv). Returns the iterations run (red + black = one).
+uint32_t solve_sor(of_context* c, const Frame& f, int l, Plane* du, Plane* dv) {
+    const HsKernels& k = c->hs;
+    const of_config& cfg = c->cfg;
+    const int split_slot[kHsChannels] = {kHsI1w, kHsIx, kHsIy, kHsIt, kHsExtra};
+    HsSorArgs red_args, black_args;
+    for (int ch = 0; ch < kHsChannels; ++ch) {
+        const Plane full = f.algo(kHsJ0 + ch, l);
+        hs_split_views(f.algo(split_slot[ch], l), &red_args.j[ch], &black_args.j[ch]);
+        for_rows(c, full.h, [&](int y0, int y1, int) { k.rb_split(full, red_args.j[ch], black_args.j[ch], y0, y1); });
+    }
+    Plane old_u = f.algo(kHsDu, l), old_v = f.algo(kHsDv, l), new_u = f.algo(kHsDu2, l), new_v = f.algo(kHsDv2, l);
+    fill_zero(c, old_u);
+    fill_zero(c, old_v);
+    const int w = old_u.w, h = old_u.h;
+    const float alpha2 = cfg.hs.alpha * cfg.hs.alpha;
+    const double npix = static_cast<double>(w) * static_cast<double>(h);
+    const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
+    double* sums = band_sums(c);
+    uint32_t n = 0;
+    while (n < cfg.iterations) {
+        Plane ur_old, ub_old, vr_old, vb_old, ur_new, ub_new, vr_new, vb_new;
+        hs_split_views(old_u, &ur_old, &ub_old);
+        hs_split_views(old_v, &vr_old, &vb_old);
+        hs_split_views(new_u, &ur_new, &ub_new);
+        hs_split_views(new_v, &vr_new, &vb_new);
+        // Red: its old values, black's current ones; then black against the new red.
+        red_args.u_old = ur_old, red_args.v_old = vr_old, red_args.u_other = ub_old, red_args.v_other = vb_old;
+        red_args.u_new = ur_new, red_args.v_new = vr_new;
+        black_args.u_old = ub_old, black_args.v_old = vb_old, black_args.u_other = ur_new, black_args.v_other = vr_new;
+        black_args.u_new = ub_new, black_args.v_new = vb_new;
+        HsSorArgs* halves[2] = {&red_args, &black_args};
+        double change = 0.0;
+        for (int colour = 0; colour < 2; ++colour) {
+            HsSorArgs& a = *halves[colour];
+            a.alpha2 = alpha2;
+            a.omega = cfg.hs.omega;
+            a.colour = colour;
+            a.w = w;
+            for_rows(c, h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = k.sor_half_sweep(a, y0, y1); });
+            change += sum_bands(c, h);
+        }
+        ++n;
+        std::swap(old_u, new_u);
+        std::swap(old_v, new_v);
+        if (eps2 > 0.0 && change / npix <= eps2) break;
+    }
+    // The latest iterate is in old_u/old_v (halves); merge into the other pair's full planes.
+    Plane ur, ub, vr, vb;
+    hs_split_views(old_u, &ur, &ub);
+    hs_split_views(old_v, &vr, &vb);
+    for_rows(c, h, [&](int y0, int y1, int) {
+        k.rb_merge(ur, ub, new_u, y0, y1);
+        k.rb_merge(vr, vb, new_v, y0, y1);
+    });
+    *du = new_u;
+    *dv = new_v;
+    return n;
+}
+
+} // namespace
+
+void hs_solve_level_cpu(const LevelJob& job) {
+    const Frame& f = *job.f;
+    of_context* c = f.c;
+    const of_config& cfg = c->cfg;
+    const KernelTable& kt = c->kt;
+    const HsKernels& k = c->hs;
+    const int l = job.level;
+    const int h = f.dims[l].h;
+    const bool clg = cfg.algorithm == OF_ALGO_CLG;
+    const bool sor = cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    const Plane i0 = f.level(kBufPyr0, l), i1 = f.level(kBufPyr1, l);
+    HsDerivArgs da{i0, f.algo(kHsI1w, l), f.algo(kHsIx, l), f.algo(kHsIy, l), f.algo(kHsIt, l)};
+    const int median = static_cast<int>(cfg.median_size);
+    for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
+        for_rows(c, h, [&](int y0, int y1, int) { kt.warp_image(i0, i1, job.u1, job.u2, da.i1w, y0, y1); });
+        for_rows(c, h, [&](int y0, int y1, int) { k.derivatives(da, y0, y1); });
+        if (clg || sor) {
+            HsTensorArgs ta;
+            ta.ix = da.ix;
+            ta.iy = da.iy;
+            ta.it = da.it;
+            for (int ch = 0; ch < kHsChannels; ++ch) ta.j[ch] = f.algo(kHsJ0 + ch, l);
+            for_rows(c, h, [&](int y0, int y1, int) { k.tensor(ta, y0, y1); });
+            if (clg && c->rho_blur.radius > 0) { // all channels in one pass, through the free planes
+                const Plane tmp[kHsChannels] = {f.algo(kHsI1w, l), f.algo(kHsIx, l), f.algo(kHsIy, l), f.algo(kHsIt, l),
+                                                f.algo(kHsExtra, l)};
+                for_rows(c, h, [&](int y0, int y1, int) { k.blur_h_multi(ta.j, tmp, kHsChannels, c->rho_blur, y0, y1); });
+                for_rows(c, h, [&](int y0, int y1, int) { k.blur_v_multi(tmp, ta.j, kHsChannels, c->rho_blur, y0, y1); });
+            }
+        }
+        Plane du, dv;
+        const uint32_t n = sor ? solve_sor(c, f, l, &du, &dv) : solve_jacobi(c, f, l, clg, &du, &dv);
+        *job.iterations += n;
+        add_increment(c, job.u1, du);
+        add_increment(c, job.u2, dv);
+        if (median > 0) median_flow(c, job.u1, job.u2, f.work(kBufTmp, l), median);
+    }
+}
+
+} // namespace oflow
