@@ -134,6 +134,7 @@ typedef enum of_variant {
 typedef enum of_solver {
     OF_SOLVER_JACOBI = 0,        /**< pointwise-coupled Jacobi: a 2x2 solve per pixel per iteration */
     OF_SOLVER_RED_BLACK_SOR = 1, /**< red-black SOR over a split (red / black half-width) layout, omega */
+    OF_SOLVER_PRIMAL_DUAL = 2,   /**< TV-L1's primal-dual scheme: reported by of_info, not a config.hs choice */
     OF_SOLVER_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_solver;
 
@@ -339,6 +340,11 @@ typedef struct of_info {
     float min_texture;       /**< config.min_texture (0 with explicit levels: the rule is off) */
     uint32_t last_coarsest;  /**< coarsest level solved for the last frame (min_texture may stop above the
                                   size rule's last level); on CUDA the levels above it run and are discarded */
+    /* Appended with Horn-Schunck / CLG. */
+    of_solver solver;        /**< the inner solver: OF_SOLVER_PRIMAL_DUAL for TV-L1, config.hs.solver for HS/CLG */
+    float omega;             /**< SOR over-relaxation that runs (0 unless OF_SOLVER_RED_BLACK_SOR) */
+    float alpha;             /**< HS/CLG smoothness weight that runs (0 for TV-L1) */
+    float rho;               /**< CLG tensor smoothing that runs (0 for HS and TV-L1) */
 } of_info;
 
 /** Opaque context: one per camera stream. */

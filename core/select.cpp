@@ -378,6 +378,11 @@ void selection_info(const Selection& s, of_info* info) {
     in.robust_sigma = s.cfg.robust_sigma;
     in.median_size = s.cfg.median_size;
     in.min_texture = texture_rule_applies(s.cfg.levels, s.cfg.min_texture) ? s.cfg.min_texture : 0.0f;
+    const bool hs = s.cfg.algorithm == OF_ALGO_HS || s.cfg.algorithm == OF_ALGO_CLG;
+    in.solver = hs ? s.cfg.hs.solver : OF_SOLVER_PRIMAL_DUAL;
+    in.omega = hs && s.cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR ? s.cfg.hs.omega : 0.0f;
+    in.alpha = hs ? s.cfg.hs.alpha : 0.0f;
+    in.rho = s.cfg.algorithm == OF_ALGO_CLG ? s.cfg.hs.rho : 0.0f;
     if (cuda) {
         in.block_width = static_cast<uint32_t>(s.tuning.bw);
         in.block_height = static_cast<uint32_t>(s.tuning.bh);

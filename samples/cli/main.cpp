@@ -235,6 +235,25 @@ std::string robust_text(const of_info& in, const of_config& c) {
     return buf;
 }
 
+// The inner solver that runs (of_info): "primal-dual" (TV-L1), or HS/CLG's with its parameters.
+std::string solver_text(const of_info& in) {
+    if (in.solver == OF_SOLVER_PRIMAL_DUAL) return solver_name(in.solver);
+    char b[128];
+    int n = std::snprintf(b, sizeof b, "%s", solver_name(in.solver));
+    if (in.solver == OF_SOLVER_RED_BLACK_SOR)
+        n += std::snprintf(b + n, sizeof b - static_cast<size_t>(n), " omega %g", static_cast<double>(in.omega));
+    n += std::snprintf(b + n, sizeof b - static_cast<size_t>(n), ", alpha %g", static_cast<double>(in.alpha));
+    if (in.algorithm == OF_ALGO_CLG)
+        std::snprintf(b + n, sizeof b - static_cast<size_t>(n), ", rho %g", static_cast<double>(in.rho));
+    return b;
+}
+
+std::string solver_json(const of_info& in) {
+    auto num = [](float v) { return json_number(static_cast<double>(v), "%g"); };
+    return ",\"solver\":{\"name\":" + json_string(solver_name(in.solver)) + ",\"omega\":" + num(in.omega) +
+           ",\"alpha\":" + num(in.alpha) + ",\"rho\":" + num(in.rho) + "}";
+}
+
 std::string result_json(const Result& r) {
     const of_info& in = r.info;
     std::string s = "{\"input\":" + json_string(r.label.c_str()) +
@@ -246,7 +265,7 @@ std::string result_json(const Result& r) {
                     ",\"precision\":" + json_string(precision_name(in.precision)) +
                     ",\"variant\":" + json_string(in.variant) +
                     ",\"levels\":" + std::to_string(in.last_levels) +
-                    ",\"coarsest\":" + std::to_string(in.last_coarsest) + robust_json(in, r.cfg) +
+                    ",\"coarsest\":" + std::to_string(in.last_coarsest) + robust_json(in, r.cfg) + solver_json(in) +
                     ",\"threads\":" + std::to_string(in.threads) +
                     ",\"iterations\":" + std::to_string(in.last_iterations) +
                     ",\"ms\":" + json_number(r.ms, "%.3f") +
@@ -268,6 +287,7 @@ void print_human(const Result& r) {
                 precision_name(in.precision), in.last_levels, in.last_coarsest, in.threads,
                 in.threads == 1 ? "" : "s");
     std::printf("robust     %s\n", robust_text(in, r.cfg).c_str());
+    std::printf("solver     %s\n", solver_text(in).c_str());
     std::printf("time       %.3f ms%s, %llu iterations\n", r.ms,
                 r.repeat > 1 ? (" (median of " + std::to_string(r.repeat) + ")").c_str() : "",
                 static_cast<unsigned long long>(in.last_iterations));
@@ -336,7 +356,7 @@ std::string explain_json(const of_info& in, const of_config& cfg, int w, int h, 
                     ",\"algorithm\":" + json_string(algo_name(in.algorithm)) +
                     ",\"backend\":" + json_string(backend_name(in.backend)) +
                     ",\"precision\":" + json_string(precision_name(in.precision)) +
-                    ",\"variant\":" + json_string(in.variant) +
+                    ",\"variant\":" + json_string(in.variant) + solver_json(in) +
                     ",\"block\":[" + std::to_string(in.block_width) + "," + std::to_string(in.block_height) +
                     "],\"rows_per_thread\":" + std::to_string(in.rows_per_thread) +
                     ",\"fused_depth\":" + std::to_string(in.fused_depth) +
@@ -364,6 +384,7 @@ void explain_human(const of_info& in, const of_config& cfg, int w, int h, of_pix
                 label.c_str());
     std::printf("board      %s (%s): %s\n", in.board, in.board_match, in.board_reason);
     std::printf("algorithm  %s\n", algo_name(in.algorithm));
+    std::printf("solver     %s\n", solver_text(in).c_str());
     std::printf("backend    %s\n", backend_name(in.backend));
     std::printf("precision  %s\n", precision_name(in.precision));
     std::printf("variant    %s\n", in.variant);

@@ -59,6 +59,7 @@ const char* solver_name(of_solver s) {
     switch (s) {
     case OF_SOLVER_JACOBI: return "jacobi";
     case OF_SOLVER_RED_BLACK_SOR: return "sor";
+    case OF_SOLVER_PRIMAL_DUAL: return "primal-dual";
     default: break;
     }
     return "unknown";
