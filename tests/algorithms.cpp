@@ -68,6 +68,12 @@ void check_runs(of_algorithm id) {
     CHECK(of_get_info(ctx, &info) == OF_OK);
     CHECK_MSG(info.algorithm == id && info.host_bytes == m.host_bytes, "%s: info algorithm %d, %zu host bytes vs %zu queried",
               name, static_cast<int>(info.algorithm), info.host_bytes, m.host_bytes);
+    // The solver that runs, and its parameters (the config's defaults here).
+    const bool hs = id == OF_ALGO_HS || id == OF_ALGO_CLG;
+    CHECK_MSG(info.solver == (hs ? c.hs.solver : OF_SOLVER_PRIMAL_DUAL) && info.omega == 0.0f &&
+                  info.alpha == (hs ? c.hs.alpha : 0.0f) && info.rho == (id == OF_ALGO_CLG ? c.hs.rho : 0.0f),
+              "%s: info solver %d omega %g alpha %g rho %g", name, static_cast<int>(info.solver),
+              static_cast<double>(info.omega), static_cast<double>(info.alpha), static_cast<double>(info.rho));
     // A pair shifted by one pixel: the flow comes back finite.
     std::vector<unsigned char> a(48 * 40), b(48 * 40);
     for (int y = 0; y < 40; ++y)
