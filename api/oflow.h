@@ -427,7 +427,7 @@ typedef struct of_selftest_options {
 /** One case: "<backend>/<precision>/<group>/<check>", e.g. "neon/f32/kernel/blur". */
 typedef struct of_selftest_case {
     char name[64];
-    char group[16];        /**< device, kernel, parity, accuracy, arena, determinism, timing */
+    char group[16];        /**< device, kernel, parity, accuracy, arena, determinism, timing; hs (Horn-Schunck / CLG) */
     of_backend backend;
     of_precision precision;
     of_check_result result;

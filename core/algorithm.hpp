@@ -25,6 +25,10 @@ struct of_context;
 namespace oflow {
 
 struct LevelJob;
+namespace selftest {
+class Sink;
+struct Path;
+} // namespace selftest
 
 /// The most CPU work planes an algorithm may ask for (plan slots kBufWork0..).
 const int kMaxWorkPlanes = 16;
@@ -73,7 +77,15 @@ struct Algorithm {
     bool gpu_path;
     /// Its driver in this build; nullptr without CUDA (or without gpu_path).
     const CudaDriver* cuda;
+    /// Its of_selftest cases on one path (nullptr: none beyond the shared ones, which are
+    /// TV-L1's); called only for paths that run it (CUDA: gpu_path; F16: cpu_f16 or GPU).
+    /// `full`: of_selftest_options.full; threads: the CPU threads to use.
+    void (*selftest)(selftest::Sink* sink, const selftest::Path& path, bool full, uint32_t threads);
 };
+
+/// The registered algorithms, in registry order: i in 0..algorithm_count()-1.
+int algorithm_count();
+const Algorithm* algorithm_at(int i);
 
 /// The registered algorithm of id, or nullptr (an algorithm of the enum that is not built
 /// yet, or an unknown value).

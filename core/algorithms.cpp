@@ -15,6 +15,10 @@ const Algorithm* find_algorithm(int32_t id) {
     return nullptr;
 }
 
+int algorithm_count() { return static_cast<int>(sizeof kRegistry / sizeof kRegistry[0]); }
+
+const Algorithm* algorithm_at(int i) { return i >= 0 && i < algorithm_count() ? kRegistry[i] : nullptr; }
+
 bool algorithm_known(int32_t id) {
     return id == OF_ALGO_TVL1 || id == OF_ALGO_HS || id == OF_ALGO_CLG || id == OF_ALGO_LK;
 }

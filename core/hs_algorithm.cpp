@@ -46,10 +46,11 @@ void hs_kernels_init(of_context* ctx, of_backend cpu, bool f16) {
 
 } // namespace
 
-// No F16 kernels and no CUDA path yet: cpu_f16, gpu_path false.
+// No F16 kernels and no CUDA path yet: cpu_f16, gpu_path false. One self-test function serves
+// both (it runs HS and CLG cases: core/hs_selftest.cpp); only HS's entry points at it.
 const Algorithm kHs = {OF_ALGO_HS,      "hs",  check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
-                       hs_kernels_init, false, false,    nullptr};
+                       hs_kernels_init, false, false,    nullptr,        hs_selftest};
 const Algorithm kClg = {OF_ALGO_CLG,     "clg", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
-                        hs_kernels_init, false, false,    nullptr};
+                        hs_kernels_init, false, false,    nullptr,        nullptr};
 
 } // namespace oflow

@@ -5,6 +5,8 @@
 #include "core/hs_kernels.hpp"
 #include "oflow.h"
 
+#include <cstdint>
+
 namespace oflow {
 
 struct LevelJob;
@@ -36,6 +38,13 @@ void hs_split_views(Plane full, Plane* red, Plane* black);
 /// solved from zero by config.hs.solver until epsilon or config.iterations, flow += increment,
 /// the median filter.
 void hs_solve_level_cpu(const LevelJob& job);
+
+namespace selftest {
+class Sink;
+struct Path;
+} // namespace selftest
+/// of_selftest cases of HS and CLG on one CPU path (core/hs_selftest.cpp).
+void hs_selftest(selftest::Sink* sink, const selftest::Path& path, bool full, uint32_t threads);
 
 } // namespace oflow
 

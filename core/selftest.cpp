@@ -19,6 +19,8 @@
 // Quick: small frames (under 5 s on a Nano-class board); full: larger frames, more iterations.
 #include "core/selftest.hpp"
 
+#include "core/algorithm.hpp"
+
 #include "core/context.hpp"
 #include "core/enum_raw.hpp"
 #include "core/select.hpp"
@@ -91,9 +93,7 @@ void Sink::add_named(const char* name, const char* group, of_backend b, of_preci
     va_end(ap);
 }
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
+// ---- flow helpers shared with the algorithms' self-test cases (selftest.hpp) ----
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 const char* backend_label(of_backend b) {
@@ -104,11 +104,7 @@ const char* backend_label(of_backend b) {
     }
 }
 
-struct Pair {
-    int w, h;
-    std::vector<float> i0, i1, gu, gv;
-};
-Pair make_pair(synth::Case c, int w, int h, const synth::Exposure& e = synth::Exposure()) {
+Pair make_pair(synth::Case c, int w, int h, const synth::Exposure& e) {
     Pair p;
     p.w = w;
     p.h = h;
@@ -122,11 +118,8 @@ Pair make_pair(synth::Case c, int w, int h, const synth::Exposure& e = synth::Ex
     return p;
 }
 
-struct Flow {
-    std::vector<float> u, v;
-};
 
-of_image image_of(const std::vector<float>& px, int w, int h) {
+static of_image image_of(const std::vector<float>& px, int w, int h) {
     of_image im;
     std::memset(&im, 0, sizeof im);
     im.struct_size = sizeof im;
@@ -138,7 +131,7 @@ of_image image_of(const std::vector<float>& px, int w, int h) {
     im.data = px.data();
     return im;
 }
-of_flow flow_of(Flow* f, int w, int h) {
+static of_flow flow_of(Flow* f, int w, int h) {
     const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
     f->u.assign(n, 0.0f);
     f->v.assign(n, 0.0f);
@@ -153,29 +146,6 @@ of_flow flow_of(Flow* f, int w, int h) {
     o.u = f->u.data();
     o.v = f->v.data();
     return o;
-}
-
-struct Options {
-    bool full;
-    uint32_t threads;
-    uint32_t threads_given; // of_selftest_options.threads as given (0: default)
-    const char* platform;
-};
-
-of_config base_config(const Path& p, const Options& o, int w, int h) {
-    of_config c;
-    of_config_init(&c, OF_ALGO_TVL1);
-    c.max_width = static_cast<uint32_t>(w);
-    c.max_height = static_cast<uint32_t>(h);
-    c.format = OF_PIXEL_F32;
-    c.backend = p.backend;
-    c.precision = p.precision;
-    c.threads = o.threads;
-    c.levels = 0;
-    c.warps = 5;
-    c.iterations = o.full ? 100 : 50;
-    c.epsilon = 0.01f;
-    return c;
 }
 
 // One frame pair through a fresh context. why: the message when it fails.
@@ -216,6 +186,31 @@ bool same_bits(const Flow& a, const Flow& b) {
 }
 
 // ---- device health (CUDA, once) --------------------------------------------------------------
+namespace {
+
+struct Options {
+    bool full;
+    uint32_t threads;
+    uint32_t threads_given; // of_selftest_options.threads as given (0: default)
+    const char* platform;
+};
+
+of_config base_config(const Path& p, const Options& o, int w, int h) {
+    of_config c;
+    of_config_init(&c, OF_ALGO_TVL1);
+    c.max_width = static_cast<uint32_t>(w);
+    c.max_height = static_cast<uint32_t>(h);
+    c.format = OF_PIXEL_F32;
+    c.backend = p.backend;
+    c.precision = p.precision;
+    c.threads = o.threads;
+    c.levels = 0;
+    c.warps = 5;
+    c.iterations = o.full ? 100 : 50;
+    c.epsilon = 0.01f;
+    return c;
+}
+
 bool check_device(Sink* sink, const Options& o) {
 #if OF_HAVE_CUDA
     const Clock::time_point t0 = Clock::now();
@@ -649,6 +644,14 @@ OF_API of_status of_selftest(const of_selftest_options* opt, of_selftest_report*
                 check_arena(&sink, p, o);
                 check_determinism(&sink, p, o);
                 check_timing(&sink, p, o);
+                // The other algorithms' cases, on the paths that run them (core/algorithm.hpp).
+                for (int i = 0; i < algorithm_count(); ++i) {
+                    const Algorithm* a = algorithm_at(i);
+                    if (!a->selftest || (be == OF_BACKEND_CUDA && !a->gpu_path) ||
+                        (pr == OF_PRECISION_F16 && be != OF_BACKEND_CUDA && !a->cpu_f16))
+                        continue;
+                    a->selftest(&sink, p, o.full, o.threads);
+                }
             }
         }
         rep->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

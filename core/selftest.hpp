@@ -7,10 +7,13 @@
 #ifndef OFLOW_CORE_SELFTEST_HPP
 #define OFLOW_CORE_SELFTEST_HPP
 
+#include "core/synth.hpp"
 #include "oflow.h"
 
 #include <cstdarg>
+#include <chrono>
 #include <cstddef>
+#include <vector>
 
 // Sanitizer builds: their allocator keeps no glibc heap statistics and their speed means
 // nothing, so the self-test skips the heap and timing checks there.
@@ -62,6 +65,25 @@ private:
                double limit, double seconds, const char* fmt, va_list ap);
     of_selftest_report* r_;
 };
+
+// ---- flow helpers (selftest.cpp), shared with the algorithms' cases (Algorithm::selftest) ----
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0);
+const char* backend_label(of_backend b);
+/// A synthetic pair with ground truth (core/synth.hpp, seed 7), F32 planes of w*h.
+struct Pair {
+    int w, h;
+    std::vector<float> i0, i1, gu, gv;
+};
+Pair make_pair(synth::Case c, int w, int h, const synth::Exposure& e = synth::Exposure());
+struct Flow {
+    std::vector<float> u, v;
+};
+/// One frame pair through a fresh context of cfg (F32 frames); why: the message on failure.
+of_status run_flow(const of_config& cfg, const Pair& p, Flow* out, char* why, std::size_t why_len);
+double epe(const Flow& f, const std::vector<float>& gu, const std::vector<float>& gv);
+double max_delta(const Flow& a, const Flow& b);
+bool same_bits(const Flow& a, const Flow& b);
 
 /// Every stage of kt against closed-form results and, when kt is not the reference table,
 /// against the reference kernels (selftest_kernels.cpp).

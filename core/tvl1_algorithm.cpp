@@ -55,6 +55,7 @@ const Algorithm kTvl1 = {
 #else
     nullptr,
 #endif
+    nullptr, // self-test: the shared cases of core/selftest.cpp are TV-L1's
 };
 
 } // namespace oflow

@@ -1,0 +1,104 @@
+// of_selftest cases of Horn-Schunck and CLG on one CPU path (Algorithm::selftest of the HS
+// entry; group "hs"): accuracy of each algorithm x solver on a synthetic pair with known flow,
+// the two solvers' common fixed point, and CLG with rho = 0 against HS. The bounds are the
+// measured values plus about 30 % (reference path, x86-64, 2026-11-23; the NEON path runs the
+// same HS kernels on its own pyramid kernels).
+#include "core/hs_level_cpu.hpp"
+#include "core/selftest.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace oflow {
+namespace {
+
+of_config hs_config(const selftest::Path& p, of_algorithm a, of_solver s, int w, int h, uint32_t threads) {
+    of_config c;
+    of_config_init(&c, a);
+    c.max_width = static_cast<uint32_t>(w);
+    c.max_height = static_cast<uint32_t>(h);
+    c.format = OF_PIXEL_F32;
+    c.backend = p.backend;
+    c.precision = p.precision;
+    c.threads = threads;
+    c.warps = 3;
+    c.iterations = 150;
+    c.epsilon = 0.002f;
+    c.hs.solver = s;
+    return c;
+}
+
+struct Accuracy {
+    of_algorithm a;
+    of_solver s;
+    const char* check;
+    double quick, full; // EPE bounds at 96x72 and 160x120
+};
+
+// Measured (quick / full): HS Jacobi 0.0618 / 0.0485, HS SOR 0.0532 / 0.0397, CLG Jacobi
+// 0.0466 / 0.0366, CLG SOR 0.0456 / 0.0342.
+const Accuracy kAccuracy[] = {
+    {OF_ALGO_HS, OF_SOLVER_JACOBI, "hs-jacobi", 0.081, 0.064},
+    {OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR, "hs-sor", 0.070, 0.052},
+    {OF_ALGO_CLG, OF_SOLVER_JACOBI, "clg-jacobi", 0.061, 0.048},
+    {OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, "clg-sor", 0.060, 0.045},
+};
+
+// Jacobi and SOR run to convergence on one level of a small pair; with rho = 0 for both
+// algorithms, so the same run also compares CLG with HS.
+void check_fixed_point(selftest::Sink* sink, const selftest::Path& p, uint32_t threads) {
+    const selftest::Clock::time_point t0 = selftest::Clock::now();
+    const selftest::Pair pr = selftest::make_pair(synth::Case::SmoothField, 48, 36);
+    selftest::Flow f[2][2];
+    char why[320] = "";
+    bool ok = true;
+    const of_algorithm algos[2] = {OF_ALGO_HS, OF_ALGO_CLG};
+    const of_solver solvers[2] = {OF_SOLVER_JACOBI, OF_SOLVER_RED_BLACK_SOR};
+    for (int a = 0; a < 2 && ok; ++a)
+        for (int s = 0; s < 2 && ok; ++s) {
+            of_config c = hs_config(p, algos[a], solvers[s], 48, 36, threads);
+            c.levels = 1;
+            c.warps = 1;
+            c.epsilon = 0.0f;
+            c.iterations = s == 0 ? 6000 : 2000;
+            c.median_size = 0;
+            c.hs.rho = 0.0f;
+            c.hs.alpha = 8.0f;
+            c.hs.omega = 1.5f;
+            ok = selftest::run_flow(c, pr, &f[a][s], why, sizeof why) == OF_OK;
+        }
+    if (!ok) {
+        sink->add(p, "hs", "fixed-point", OF_CHECK_FAIL, 0.0, 1e-3, selftest::since(t0), "%s", why);
+        return;
+    }
+    const double js = selftest::max_delta(f[0][0], f[0][1]);
+    const double cr = std::max(selftest::max_delta(f[0][0], f[1][0]), selftest::max_delta(f[0][1], f[1][1]));
+    sink->add(p, "hs", "fixed-point", js <= 1e-3 ? OF_CHECK_PASS : OF_CHECK_FAIL, js, 1e-3, selftest::since(t0),
+              "one level 48x36, alpha 8: Jacobi (6000 it) vs SOR (2000 it, omega 1.5) max |d| %.2e px", js);
+    sink->add(p, "hs", "clg-rho0", cr <= 1e-3 ? OF_CHECK_PASS : OF_CHECK_FAIL, cr, 1e-3, 0.0,
+              "CLG with rho 0 vs HS, both solvers: max |d| %.2e px", cr);
+}
+
+} // namespace
+
+void hs_selftest(selftest::Sink* sink, const selftest::Path& p, bool full, uint32_t threads) {
+    const int w = full ? 160 : 96, h = full ? 120 : 72;
+    const selftest::Pair pr = selftest::make_pair(synth::Case::SmoothField, w, h);
+    for (const Accuracy& a : kAccuracy) {
+        const selftest::Clock::time_point t0 = selftest::Clock::now();
+        const double bound = full ? a.full : a.quick;
+        selftest::Flow f;
+        char why[320];
+        const of_config c = hs_config(p, a.a, a.s, w, h, threads);
+        if (selftest::run_flow(c, pr, &f, why, sizeof why) != OF_OK) {
+            sink->add(p, "hs", a.check, OF_CHECK_FAIL, 0.0, bound, selftest::since(t0), "%s", why);
+            continue;
+        }
+        const double e = selftest::epe(f, pr.gu, pr.gv);
+        sink->add(p, "hs", a.check, e <= bound ? OF_CHECK_PASS : OF_CHECK_FAIL, e, bound, selftest::since(t0),
+                  "smooth-field %dx%d, auto levels, 3 warps x <= 150 iterations: EPE %.4f (bound %.4f)", w, h, e, bound);
+    }
+    check_fixed_point(sink, p, threads);
+}
+
+} // namespace oflow
