@@ -59,13 +59,16 @@ void hs_blur_v_multi_ref(const Plane* src, const Plane* dst, int n, const Gaussi
         for (int c = 0; c < n; ++c) blur_v_ref(src[c], dst[c], g, y, y + 1);
 }
 
-// Pixel x of row y is red when (x + y) is even; either colour's pixel x sits in slot x >> 1.
+// Pixel x of row y is red when (x + y) is even: red pixels of row y start at x = y & 1, black
+// ones at 1 - (y & 1); either colour's pixel x sits in slot x >> 1.
 void rb_split_ref(Plane src, Plane red, Plane black, int y0, int y1) {
     for (int y = y0; y < y1; ++y) {
         const float* s = src.row(y);
         float* r = red.row(y);
         float* b = black.row(y);
-        for (int x = 0; x < src.w; ++x) ((x + y) & 1 ? b : r)[x >> 1] = s[x];
+        const int first_red = y & 1;
+        for (int x = first_red; x < src.w; x += 2) r[x >> 1] = s[x];
+        for (int x = 1 - first_red; x < src.w; x += 2) b[x >> 1] = s[x];
     }
 }
 
@@ -74,7 +77,9 @@ void rb_merge_ref(Plane red, Plane black, Plane dst, int y0, int y1) {
         const float* r = red.row(y);
         const float* b = black.row(y);
         float* d = dst.row(y);
-        for (int x = 0; x < dst.w; ++x) d[x] = ((x + y) & 1 ? b : r)[x >> 1];
+        const int first_red = y & 1;
+        for (int x = first_red; x < dst.w; x += 2) d[x] = r[x >> 1];
+        for (int x = 1 - first_red; x < dst.w; x += 2) d[x] = b[x >> 1];
     }
 }
 
