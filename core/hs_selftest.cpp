@@ -48,7 +48,7 @@ const Accuracy kAccuracy[] = {
 // algorithms, so the same run also compares CLG with HS.
 void check_fixed_point(selftest::Sink* sink, const selftest::Path& p, uint32_t threads) {
     const selftest::Clock::time_point t0 = selftest::Clock::now();
-    const selftest::Pair pr = selftest::make_pair(synth::Case::SmoothField, 48, 36);
+    const selftest::Pair pr = selftest::make_pair(synth::Case::SmoothField, 32, 24);
     selftest::Flow f[2][2];
     char why[320] = "";
     bool ok = true;
@@ -56,11 +56,11 @@ void check_fixed_point(selftest::Sink* sink, const selftest::Path& p, uint32_t t
     const of_solver solvers[2] = {OF_SOLVER_JACOBI, OF_SOLVER_RED_BLACK_SOR};
     for (int a = 0; a < 2 && ok; ++a)
         for (int s = 0; s < 2 && ok; ++s) {
-            of_config c = hs_config(p, algos[a], solvers[s], 48, 36, threads);
+            of_config c = hs_config(p, algos[a], solvers[s], 32, 24, threads);
             c.levels = 1;
             c.warps = 1;
             c.epsilon = 0.0f;
-            c.iterations = s == 0 ? 6000 : 2000;
+            c.iterations = s == 0 ? 2500 : 800;
             c.median_size = 0;
             c.hs.rho = 0.0f;
             c.hs.alpha = 8.0f;
@@ -68,14 +68,17 @@ void check_fixed_point(selftest::Sink* sink, const selftest::Path& p, uint32_t t
             ok = selftest::run_flow(c, pr, &f[a][s], why, sizeof why) == OF_OK;
         }
     if (!ok) {
-        sink->add(p, "hs", "fixed-point", OF_CHECK_FAIL, 0.0, 1e-3, selftest::since(t0), "%s", why);
+        sink->add(p, "hs", "fixed-point", OF_CHECK_FAIL, 0.0, 1e-4, selftest::since(t0), "%s", why);
         return;
     }
+    // F32: both converge to ~1e-6 px of each other (a tenth of the iterations leaves 2e-4);
+    // F16 arithmetic rounds each update to 2^-11 of its terms.
+    const double tol = p.precision == OF_PRECISION_F16 ? 5e-3 : 1e-4;
     const double js = selftest::max_delta(f[0][0], f[0][1]);
     const double cr = std::max(selftest::max_delta(f[0][0], f[1][0]), selftest::max_delta(f[0][1], f[1][1]));
-    sink->add(p, "hs", "fixed-point", js <= 1e-3 ? OF_CHECK_PASS : OF_CHECK_FAIL, js, 1e-3, selftest::since(t0),
-              "one level 48x36, alpha 8: Jacobi (6000 it) vs SOR (2000 it, omega 1.5) max |d| %.2e px", js);
-    sink->add(p, "hs", "clg-rho0", cr <= 1e-3 ? OF_CHECK_PASS : OF_CHECK_FAIL, cr, 1e-3, 0.0,
+    sink->add(p, "hs", "fixed-point", js <= tol ? OF_CHECK_PASS : OF_CHECK_FAIL, js, tol, selftest::since(t0),
+              "one level 32x24, alpha 8: Jacobi (2500 it) vs SOR (800 it, omega 1.5) max |d| %.2e px", js);
+    sink->add(p, "hs", "clg-rho0", cr <= tol ? OF_CHECK_PASS : OF_CHECK_FAIL, cr, tol, 0.0,
               "CLG with rho 0 vs HS, both solvers: max |d| %.2e px", cr);
 }
 
