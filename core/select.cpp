@@ -189,7 +189,14 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         if (s != OF_OK) return s;
     }
     o.cfg.precision = prec;
-    o.row = platform::find_row(*o.table, algo, prec);
+    // An algorithm without a CUDA path computes in F16 only on NEON with its F16 kernels and a
+    // CPU with FP16 arithmetic; elsewhere it runs F32 whatever was asked (of_info notes the
+    // wish), and its F32 row models the run: the paths, the predicted time, the time budget.
+    char unused_why[96];
+    const bool cpu_f16_runs =
+        alg->cpu_f16 && want != OF_BACKEND_REFERENCE && neon_usable(unused_why, sizeof unused_why) && neon_f16_arith();
+    const of_precision model_prec = !alg->gpu_path && !cpu_f16_runs ? OF_PRECISION_F32 : prec;
+    o.row = platform::find_row(*o.table, algo, model_prec);
 
     // Levels of the maximum frame, and the table's wish for each (its GPU assumed present).
     LevelDims dims[kMaxLevels];
@@ -200,7 +207,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     platform::PathPlan pp;
     std::memset(static_cast<void*>(&pp), 0, sizeof pp);
     if (o.row || (want == OF_BACKEND_AUTO && !unmodelled)) { // AUTO without a row: select_paths says what is missing
-        s = platform::select_paths(*o.table, algo, prec, areas, levels, true, &pp, err);
+        s = platform::select_paths(*o.table, algo, model_prec, areas, levels, true, &pp, err);
         if (s != OF_OK) return s;
         o.have_wanted = true;
         for (int l = 0; l < kMaxLevels; ++l) o.wanted[l] = pp.path[l];
@@ -306,7 +313,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER ? static_cast<std::uint32_t>(o.tuning.depth) : 1u;
     if (cfg.time_budget_ms > 0.0f) {
         platform::BudgetPlan b;
-        s = platform::schedule_for_budget(*o.table, algo, prec, static_cast<double>(cfg.time_budget_ms), areas, run,
+        s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms), areas, run,
                                           levels, cfg.warps, kMaxWarpsConfig, OF_BUDGET_ITERATIONS_PER_WARP, depth,
                                           kMaxIterations, &b, err);
         if (s != OF_OK) return s;

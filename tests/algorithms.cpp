@@ -94,6 +94,42 @@ void check_runs(of_algorithm id) {
     of_destroy(ctx);
 }
 
+// A CPU-only algorithm computes F16 only on NEON with its F16 kernels on a CPU with FP16
+// arithmetic. Where it does not, AUTO and F16 are modelled by the table's F32 row: the same
+// predicted time as F32 (Xavier's table has HS rows of both precisions, F16 the faster), and
+// the reason says the wish was not honoured. Where it does (an FP16 aarch64 build), of_info
+// says F16.
+void check_cpu_precision_model(of_algorithm id) {
+    const char* name = platform::algorithm_name(id);
+    double ms[3] = {0, 0, 0};
+    of_precision ran[3] = {OF_PRECISION_AUTO, OF_PRECISION_AUTO, OF_PRECISION_AUTO};
+    const of_precision asked[3] = {OF_PRECISION_F32, OF_PRECISION_AUTO, OF_PRECISION_F16};
+    for (int i = 0; i < 3; ++i) {
+        of_config c;
+        config_defaults(&c, id);
+        c.max_width = 640;
+        c.max_height = 480;
+        c.platform = "xavier";
+        c.precision = asked[i];
+        of_info info;
+        std::memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        CHECK_MSG(of_explain(&c, &info) == OF_OK, "%s explain: %s", name, of_last_error(nullptr));
+        ms[i] = info.predicted_ms;
+        ran[i] = info.precision;
+        if (asked[i] == OF_PRECISION_F16 && info.precision == OF_PRECISION_F32)
+            CHECK_MSG(std::strstr(info.reason, "F32") != nullptr, "%s: reason '%s' does not say it runs F32", name,
+                      info.reason);
+    }
+    std::printf("%s on xavier 640x480: predicted %.3f ms F32, %.3f AUTO, %.3f F16 (runs %s)\n", name, ms[0], ms[1], ms[2],
+                ran[1] == OF_PRECISION_F16 ? "F16" : "F32");
+    CHECK_MSG(ms[0] > 0.0 && ran[0] == OF_PRECISION_F32, "%s: F32 not modelled", name);
+    for (int i = 1; i < 3; ++i)
+        CHECK_MSG(ran[i] == OF_PRECISION_F16 ? ms[i] < ms[0] : ms[i] == ms[0],
+                  "%s asked %d: runs %s, predicted %.3f ms vs F32 %.3f", name, static_cast<int>(asked[i]),
+                  ran[i] == OF_PRECISION_F16 ? "F16" : "F32", ms[i], ms[0]);
+}
+
 } // namespace
 
 int main() {
@@ -122,6 +158,10 @@ int main() {
                   of_last_error(nullptr));
     }
     CHECK(registered >= 1 && find_algorithm(OF_ALGO_TVL1) != nullptr);
+    for (of_algorithm id : ids) {
+        const Algorithm* a = find_algorithm(id);
+        if (a && !a->gpu_path) check_cpu_precision_model(id);
+    }
     const int32_t unknown[] = {0, 5, -1, 0x7fffffff};
     for (int32_t id : unknown) {
         CHECK(!algorithm_known(id) && find_algorithm(id) == nullptr);

@@ -61,7 +61,8 @@ void test_buckets() {
 }
 
 // The crossovers (side of the square; 0 = the GPU always wins): Nano, TX2 and Xavier from thesis
-// section 5.2.1.3 (Figs. 5.16 and 5.17), Orin's the estimate orin.xml derives from Xavier's,
+// section 5.2.1.3 (Figs. 5.16 and 5.17), Xavier's CLG from seed 000 (Table 3) and an estimate,
+// Orin's the estimate orin.xml derives from Xavier's,
 // generic's measured (generic.xml).
 void test_crossovers() {
     struct Cross {
@@ -78,6 +79,9 @@ void test_crossovers() {
         {"nano", OF_ALGO_TVL1, OF_PRECISION_F32, 0, false},    {"nano", OF_ALGO_TVL1, OF_PRECISION_F16, 0, false},
         {"nano", OF_ALGO_HS, OF_PRECISION_F32, 440, true},     {"nano", OF_ALGO_HS, OF_PRECISION_F16, 0, false},
         {"orin", OF_ALGO_TVL1, OF_PRECISION_F32, 512, true},   {"orin", OF_ALGO_HS, OF_PRECISION_F16, 0, false},
+        // CLG: seed 000's GPU floor (6.3 us per iteration, 0.26 ns/it/px) against a 0.99 ns/it/px
+        // NEON estimate cross at about 8600 px (xavier.xml says how); Orin keeps Xavier's.
+        {"xavier", OF_ALGO_CLG, OF_PRECISION_F32, 93, true},   {"orin", OF_ALGO_CLG, OF_PRECISION_F32, 93, true},
         {"generic", OF_ALGO_TVL1, OF_PRECISION_F32, 32, false}, {"generic", OF_ALGO_TVL1, OF_PRECISION_F16, 32, false},
     };
     for (const Cross& c : cases) {
@@ -232,7 +236,7 @@ void test_launch() {
     CHECK_MSG(has(g_err, "platform/tables/generic.xml") && has(g_err, "no row for hs f32") &&
                   has(g_err, "it has: tvl1 f32, tvl1 f16"),
               "%s", g_err);
-    CHECK(select_launch(board("xavier"), OF_ALGO_CLG, OF_PRECISION_F32, 512ull * 512, kVariantsCuda, &c, kErr) ==
+    CHECK(select_launch(board("xavier"), OF_ALGO_CLG, OF_PRECISION_F16, 512ull * 512, kVariantsCuda, &c, kErr) == // F32 only
           OF_ERR_UNSUPPORTED);
     CHECK(select_launch(board("xavier"), OF_ALGO_TVL1, OF_PRECISION_F32, 0, kVariantsCuda, &c, kErr) ==
           OF_ERR_INVALID_ARGUMENT);
@@ -395,6 +399,26 @@ void test_frame_model() {
     }
 }
 
+// Xavier's CLG GPU row against seed 000 Table 3 (1000 Jacobi iterations on one level), the
+// figures written here independently of the XML: within 10% from 320x256 up; at 20x16 the
+// per-iteration floor (6.34 ms) within 10% too.
+void test_clg_seed_table() {
+    const TuningRow* row = find_row(board("xavier"), OF_ALGO_CLG, OF_PRECISION_F32);
+    CHECK(row != nullptr);
+    if (!row) return;
+    struct Measured {
+        std::uint64_t w, h;
+        double ms;
+    } const table3[] = {{20, 16, 6.34}, {320, 256, 26.3}, {640, 512, 83.6}, {1280, 1024, 341}, {2560, 2048, 1360}};
+    const Path gpu[] = {kPathGpu};
+    for (const Measured& m : table3) {
+        const std::uint64_t area[] = {m.w * m.h};
+        const double model = frame_ms(*row, area, gpu, 1, 1, 1, 1000);
+        CHECK_MSG(model > 0.9 * m.ms && model < 1.1 * m.ms, "CLG %llux%llu: model %.2f ms, seed 000 %.2f ms",
+                  static_cast<unsigned long long>(m.w), static_cast<unsigned long long>(m.h), model, m.ms);
+    }
+}
+
 void test_timing() {
     const BoardTable& x = board("xavier"); // TV-L1 F32 GPU: 0.30 ns, warn 1.5, fail 3
     TimingVerdict v = kTimingFail;
@@ -410,7 +434,8 @@ void test_timing() {
     CHECK(check_timing(x, OF_ALGO_TVL1, OF_PRECISION_F32, kPathGpu, NAN, &v, &ratio, kErr) == OF_ERR_INVALID_ARGUMENT);
     CHECK(check_timing(x, OF_ALGO_TVL1, OF_PRECISION_F32, static_cast<Path>(2), 1.0, &v, &ratio, kErr) ==
           OF_ERR_INVALID_ARGUMENT);
-    CHECK(check_timing(x, OF_ALGO_CLG, OF_PRECISION_F32, kPathGpu, 1.0, &v, &ratio, kErr) == OF_ERR_UNSUPPORTED);
+    CHECK(check_timing(x, OF_ALGO_LK, OF_PRECISION_F32, kPathGpu, 1.0, &v, &ratio, kErr) == OF_ERR_UNSUPPORTED);
+    CHECK(check_timing(x, OF_ALGO_CLG, OF_PRECISION_F16, kPathGpu, 1.0, &v, &ratio, kErr) == OF_ERR_UNSUPPORTED);
     // every path of every table has sane factors
     const TableSet set = builtin_tables();
     for (int i = 0; i < set.count; ++i)
@@ -468,6 +493,7 @@ int main() {
     test_precision();
     test_budget();
     test_frame_model();
+    test_clg_seed_table();
     test_timing();
     return oftest::finish("platform_select");
 }
