@@ -14,6 +14,7 @@
 #ifndef OFLOW_CORE_ALGORITHM_HPP
 #define OFLOW_CORE_ALGORITHM_HPP
 
+#include "core/plan.hpp" // kMaxWorkPlanes
 #include "core/status.hpp"
 #include "cuda/cuda_backend.hpp" // plain C++: the CUDA driver's types, defined in every build
 #include "oflow.h"
@@ -30,8 +31,6 @@ class Sink;
 struct Path;
 } // namespace selftest
 
-/// The most CPU work planes an algorithm may ask for (plan slots kBufWork0..).
-const int kMaxWorkPlanes = 16;
 /// The shared pyramid code uses work planes 0..kScratchPlanes-1 as scratch while it builds the
 /// pyramids (before any level is solved): every algorithm asks for at least that many.
 const int kScratchPlanes = 3;

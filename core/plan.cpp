@@ -117,7 +117,6 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufExposureHist, "exposure_hist", hist},
     };
     static_assert(sizeof(shared) / sizeof(shared[0]) == kBufWork0, "one row per shared host buffer");
-    static_assert(kHostBufCount - kBufWork0 == kMaxWorkPlanes, "one slot per work plane");
     Row rows[kHostBufCount];
     for (int i = 0; i < kBufWork0; ++i) rows[i] = shared[i];
     for (int i = 0; i < kMaxWorkPlanes; ++i)

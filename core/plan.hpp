@@ -33,6 +33,10 @@ int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims);
 /// Pitch in floats of a host plane w floats wide: w rounded up to 16 (64 bytes).
 std::ptrdiff_t host_pitch(int w);
 
+/// The most CPU work planes an algorithm may ask for (core/algorithm.hpp: work_planes), and the
+/// plan's slots for them (kBufWork0 ..).
+const int kMaxWorkPlanes = 16;
+
 /// Host buffers. The planes of the CPU path (level-0-sized unless noted) are the shared ones
 /// below plus the algorithm's work planes (core/algorithm.hpp: kBufWork0 + i, i < its
 /// work_planes(cfg); the other work slots are empty). A CUDA plan with a split
@@ -54,7 +58,7 @@ enum HostBuf : int {
     kBufExposureHist,                 // CPU paths with robust preprocessing: per thread band, two
                                       // kExposureBins histograms (core/robust.hpp), else 0
     kBufWork0,                        // the algorithm's work planes: kBufWork0 .. + kMaxWorkPlanes - 1
-    kHostBufCount = kBufWork0 + 16
+    kHostBufCount = kBufWork0 + kMaxWorkPlanes
 };
 
 struct BufferSpec {
