@@ -254,6 +254,13 @@ typedef struct of_config {
                                      (central differences, grey levels^2 per px^2, after the preprocessing)
                                      of at least this; coarser levels are not solved (flow starts at zero
                                      below them). Decided per frame; default 1; 0 = size rule only; [0, 1e6] */
+    /* Appended with the multi-level iteration schedule. */
+    float iteration_growth;     /**< more inner iterations on coarser levels, every algorithm and path: level l
+                                     (0 = finest) runs min(round(iterations * (1 + iteration_growth * l)),
+                                     100000) per warp. Default 0 = the same count on every level; [0, 16].
+                                     Seznec et al.'s CLG schedule 60/120/180/240 (fine to coarse) is
+                                     iterations 60, growth 1. With time_budget_ms the budget buys the finest
+                                     level's count and the others follow; of_info.level_iterations lists them */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */
@@ -315,7 +322,8 @@ typedef struct of_info {
     char board_match[24];    /**< how it was chosen: "override" (config.platform / OFLOW_PLATFORM), "board"
                                   (detected Jetson), "compute capability" (CUDA device), "generic" */
     char board_reason[160];  /**< the evidence, e.g. "table xavier: board detected (device tree compatible nvidia,tegra194)" */
-    uint32_t iterations;     /**< inner iterations per warp on every level: config.iterations, or what time_budget_ms bought */
+    uint32_t iterations;     /**< inner iterations per warp at the finest level: config.iterations, or what
+                                  time_budget_ms bought (coarser levels: level_iterations) */
     uint32_t warps;          /**< warps per level: config.warps, or more where time_budget_ms bought them */
     double predicted_ms;     /**< the table's time model for one maximum-size frame at that count on the chosen
                                   paths (README of the tables); 0 when the table has no row for the request */
@@ -332,7 +340,8 @@ typedef struct of_info {
                                                   coarse levels the table wants on the CPU run there (one download of
                                                   their pyramids, one wait, one flow upload per frame); explicit
                                                   backends run every level */
-    uint32_t level_iterations[OF_MAX_LEVELS];/**< inner iterations per warp at each level */
+    uint32_t level_iterations[OF_MAX_LEVELS];/**< inner iterations per warp at each level (the most: epsilon may
+                                                  stop a warp sooner), config.iteration_growth's schedule */
     /* Appended with the exposure work. */
     of_robust robust;        /**< the preprocessing that runs (config.robust) */
     float robust_sigma;
@@ -345,6 +354,8 @@ typedef struct of_info {
     float omega;             /**< SOR over-relaxation that runs (0 unless OF_SOLVER_RED_BLACK_SOR) */
     float alpha;             /**< HS/CLG smoothness weight that runs (0 for TV-L1) */
     float rho;               /**< CLG tensor smoothing that runs (0 for HS and TV-L1) */
+    /* Appended with the multi-level iteration schedule. */
+    float iteration_growth;  /**< config.iteration_growth: level_iterations[l] = iterations * (1 + growth * l) */
 } of_info;
 
 /** Opaque context: one per camera stream. */

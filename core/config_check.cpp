@@ -1,4 +1,5 @@
 #include "core/config_check.hpp"
+#include "core/schedule.hpp"
 
 #include "core/algorithm.hpp"
 #include "core/enum_raw.hpp"
@@ -42,6 +43,7 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     cfg->robust_sigma = 3.0f;
     cfg->median_size = 5;
     cfg->min_texture = 1.0f;
+    cfg->iteration_growth = 0.0f;
     return true;
 }
 
@@ -95,6 +97,9 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (!(cfg->min_texture >= 0.0f && cfg->min_texture <= 1e6f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: min_texture %g not in [0, 1e6]",
                         static_cast<double>(cfg->min_texture));
+    if (!(cfg->iteration_growth >= 0.0f && cfg->iteration_growth <= kMaxIterationGrowth))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: iteration_growth %g not in [0, %g]",
+                        static_cast<double>(cfg->iteration_growth), static_cast<double>(kMaxIterationGrowth));
     // The algorithm's own parameters (config.tvl1, config.hs, ...).
     const of_status ps = algo->check_params(*cfg, err);
     if (ps != OF_OK) return ps;

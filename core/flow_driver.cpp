@@ -1,4 +1,5 @@
 #include "core/flow_driver.hpp"
+#include "core/schedule.hpp"
 
 #include "core/algorithm.hpp"
 #include "core/level_trace.hpp"
@@ -200,7 +201,8 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
             });
         }
         const uint64_t level_start = total_iterations;
-        c->algo->solve_level_cpu(LevelJob{&f, l, u1, u2, &total_iterations});
+        c->algo->solve_level_cpu(
+            LevelJob{&f, l, u1, u2, &total_iterations, level_iterations(c->cfg.iterations, c->cfg.iteration_growth, l)});
         const float margin = level_margin(l, d.w, d.h);
         const int clamped = bound_flow(c, u1, u2, margin);
         level_trace::emit(level_trace::Level{l, f.levels, u1, u2,

@@ -36,6 +36,7 @@ struct LevelJob {
     int level;
     Plane u1, u2;         // the level's flow, in/out (kBufU1 / kBufU2 at the level's size)
     uint64_t* iterations; // add the inner iterations run
+    uint32_t max_iterations; // inner iterations per warp at this level (core/schedule.hpp)
 };
 
 /// The whole frame on the CPU path of ctx's algorithm.

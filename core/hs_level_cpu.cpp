@@ -43,7 +43,7 @@ void add_increment(of_context* c, Plane u, Plane du) {
 
 // Jacobi (HS's update, or CLG's pointwise-coupled one) from zero; the result lands in *du, *dv
 // (the planes swap roles each iteration). Returns the iterations run.
-uint32_t solve_jacobi(of_context* c, const Frame& f, int l, bool clg, Plane* du, Plane* dv) {
+uint32_t solve_jacobi(of_context* c, const Frame& f, int l, uint32_t max_it, bool clg, Plane* du, Plane* dv) {
     const HsKernels& k = c->hs;
     const of_config& cfg = c->cfg;
     HsJacobiArgs a;
@@ -63,7 +63,7 @@ uint32_t solve_jacobi(of_context* c, const Frame& f, int l, bool clg, Plane* du,
     const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
     double* sums = band_sums(c);
     uint32_t n = 0;
-    while (n < cfg.iterations) {
+    while (n < max_it) {
         for_rows(c, h, [&](int y0, int y1, int band) {
             sums[band * kBandSumStride] = clg ? k.clg_jacobi(a, y0, y1) : k.hs_jacobi(a, y0, y1);
         });
@@ -81,7 +81,7 @@ uint32_t solve_jacobi(of_context* c, const Frame& f, int l, bool clg, Plane* du,
 // red/black halves of the planes kHsI1w, kHsIx, kHsIy, kHsIt, kHsExtra (free by now), the
 // increment iterates in the halves of kHsDu/kHsDv (old) and kHsDu2/kHsDv2 (new), and is merged
 // back into full planes at the end (*du, *dv). Returns the iterations run (red + black = one).
-uint32_t solve_sor(of_context* c, const Frame& f, int l, Plane* du, Plane* dv) {
+uint32_t solve_sor(of_context* c, const Frame& f, int l, uint32_t max_it, Plane* du, Plane* dv) {
     const HsKernels& k = c->hs;
     const of_config& cfg = c->cfg;
     const int split_slot[kHsChannels] = {kHsI1w, kHsIx, kHsIy, kHsIt, kHsExtra};
@@ -100,7 +100,7 @@ uint32_t solve_sor(of_context* c, const Frame& f, int l, Plane* du, Plane* dv) {
     const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
     double* sums = band_sums(c);
     uint32_t n = 0;
-    while (n < cfg.iterations) {
+    while (n < max_it) {
         Plane ur_old, ub_old, vr_old, vb_old, ur_new, ub_new, vr_new, vb_new;
         hs_split_views(old_u, &ur_old, &ub_old);
         hs_split_views(old_v, &vr_old, &vb_old);
@@ -173,7 +173,8 @@ void hs_solve_level_cpu(const LevelJob& job) {
             }
         }
         Plane du, dv;
-        const uint32_t n = sor ? solve_sor(c, f, l, &du, &dv) : solve_jacobi(c, f, l, clg, &du, &dv);
+        const uint32_t n = sor ? solve_sor(c, f, l, job.max_iterations, &du, &dv)
+                               : solve_jacobi(c, f, l, job.max_iterations, clg, &du, &dv);
         *job.iterations += n;
         add_increment(c, job.u1, du);
         add_increment(c, job.u2, dv);

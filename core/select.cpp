@@ -1,6 +1,7 @@
 // Selection and planning (select.hpp): table, precision, backend per level, launch defaults,
 // iterations from a time budget, and the memory plan; then what of_info says about it.
 #include "core/select.hpp"
+#include "core/schedule.hpp"
 
 #include "core/algorithm.hpp"
 #include "core/robust.hpp"
@@ -24,7 +25,7 @@ namespace oflow {
 namespace {
 
 const char kForceVar[] = "OFLOW_FORCE_BACKEND";
-const std::uint32_t kMaxIterations = 100000; // config_check's bounds
+const std::uint32_t kMaxIterations = kMaxLevelIterations; // config_check's bounds
 const std::uint32_t kMaxWarpsConfig = 100;
 
 // Whether CUDA can run here; why (why_len bytes) says why not.
@@ -315,13 +316,14 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         platform::BudgetPlan b;
         s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms), areas, run,
                                           levels, cfg.warps, kMaxWarpsConfig, OF_BUDGET_ITERATIONS_PER_WARP, depth,
-                                          kMaxIterations, &b, err);
+                                          kMaxIterations, &b, err, cfg.iteration_growth);
         if (s != OF_OK) return s;
         o.cfg.iterations = b.iterations[0];
         o.cfg.warps = b.warps;
         o.predicted_ms = b.predicted_ms;
     } else if (o.row) {
-        o.predicted_ms = platform::frame_ms(*o.row, areas, run, levels, cfg.warps, depth, cfg.iterations);
+        o.predicted_ms =
+            platform::frame_ms(*o.row, areas, run, levels, cfg.warps, depth, cfg.iterations, cfg.iteration_growth);
     }
     o.iterations = o.cfg.iterations;
 
@@ -390,6 +392,7 @@ void selection_info(const Selection& s, of_info* info) {
     in.omega = hs && s.cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR ? s.cfg.hs.omega : 0.0f;
     in.alpha = hs ? s.cfg.hs.alpha : 0.0f;
     in.rho = s.cfg.algorithm == OF_ALGO_CLG ? s.cfg.hs.rho : 0.0f;
+    in.iteration_growth = s.cfg.iteration_growth;
     if (cuda) {
         in.block_width = static_cast<uint32_t>(s.tuning.bw);
         in.block_height = static_cast<uint32_t>(s.tuning.bh);
@@ -403,7 +406,7 @@ void selection_info(const Selection& s, of_info* info) {
                              : s.wanted[l] == platform::kPathGpu ? OF_BACKEND_CUDA
                                                                  : s.cpu_backend;
         in.level_backend[l] = s.split_from > 0 && l >= s.split_from ? s.cpu_backend : b;
-        in.level_iterations[l] = s.iterations;
+        in.level_iterations[l] = level_iterations(s.iterations, s.cfg.iteration_growth, l);
     }
     *info = in;
 }

@@ -80,7 +80,7 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
     uint64_t n_run = 0;
     for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
         for_rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
-        for (uint32_t n = 0; n < cfg.iterations; ++n) {
+        for (uint32_t n = 0; n < job.max_iterations; ++n) {
             if (k.tvl1_iter_rows) {
                 iterate_pipelined(c, it, d.h);
             } else {

@@ -15,6 +15,7 @@
 #include "cuda/cuda_state.cuh"
 
 #include "core/ref/kernels_ref.hpp"
+#include "core/schedule.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -90,7 +91,10 @@ of_status device_view(const void* p, of_memory_kind kind, const void** out, cons
 struct WarmUpSchedule {
     of_config& cfg;
     const uint32_t warps, iterations;
-    WarmUpSchedule(of_config& c, const Tuning& t) : cfg(c), warps(c.warps), iterations(c.iterations) {
+    const float growth;
+    WarmUpSchedule(of_config& c, const Tuning& t)
+        : cfg(c), warps(c.warps), iterations(c.iterations), growth(c.iteration_growth) {
+        cfg.iteration_growth = 0.0f;
         const uint32_t per_launch = t.variant == OF_VARIANT_MULTI_ITER ? static_cast<uint32_t>(t.depth) : 1u;
         const uint32_t most = per_launch * static_cast<uint32_t>(kWarmUpLaunches);
         cfg.warps = warps < static_cast<uint32_t>(kWarmUpWarps) ? warps : static_cast<uint32_t>(kWarmUpWarps);
@@ -99,6 +103,7 @@ struct WarmUpSchedule {
     ~WarmUpSchedule() {
         cfg.warps = warps;
         cfg.iterations = iterations;
+        cfg.iteration_growth = growth;
     }
     WarmUpSchedule(const WarmUpSchedule&) = delete;
     WarmUpSchedule& operator=(const WarmUpSchedule&) = delete;
@@ -387,7 +392,7 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     const auto counted = [&info](int top) { return top + 1 < info.gpu_levels ? top + 1 : info.gpu_levels; };
     uint64_t scheduled = info.cpu_iterations; // the CPU levels' count is exact
     for (int lv = 0; lv < counted(*coarsest); ++lv)
-        scheduled += static_cast<uint64_t>(st->cfg.warps) * st->cfg.iterations;
+        scheduled += static_cast<uint64_t>(st->cfg.warps) * level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv);
     *iterations = scheduled;
 
     // 5. Output.
@@ -433,8 +438,9 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     uint64_t ran = 0;
     for (int lv = 0; lv < counted(*coarsest); ++lv)
         for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
-            ran += static_cast<uint64_t>(iterations_run(*st, stop[lv * kMaxWarps + static_cast<int>(wp)],
-                                                        static_cast<int>(st->cfg.iterations)));
+            ran += static_cast<uint64_t>(
+                iterations_run(*st, stop[lv * kMaxWarps + static_cast<int>(wp)],
+                               static_cast<int>(level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv))));
     *iterations = ran + info.cpu_iterations;
 
     if (out.memory == OF_MEMORY_HOST) {

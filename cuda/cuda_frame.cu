@@ -10,6 +10,7 @@
 #include "cuda/cuda_state.cuh"
 
 #include "core/robust.hpp"
+#include "core/schedule.hpp"
 
 #include <cstddef>
 
@@ -311,7 +312,6 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     const DevLayout& lay = st.lay;
     const LevelDims* dims = info->dims;
     const int levels = info->levels;
-    const int iterations = static_cast<int>(cfg.iterations);
 
     // The exposure match of the pair (both frames converted), then both normalisations and
     // presmooths: they read the converted frames from scratch(0) and scratch(1) (or level 0
@@ -362,6 +362,7 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
         pcur = 0;
         OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.px[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
         OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.py[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
+        const int iterations = static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l));
         const DPlane<float> i1 = st.pyr(1, l, d);
         OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float4>(lay.i1g, d), s), "gradient launch");
         for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
@@ -391,7 +392,9 @@ of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveI
         return err.fail(OF_ERR_INTERNAL, "cuda: %dx%d frame with %d levels exceeds the plan (%d levels)", w, h,
                         info->levels, st.lay.levels);
     const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
-    info->launches = (static_cast<int>(cfg.iterations) + depth - 1) / depth;
+    info->launches = 0;
+    for (int l = 0; l < info->levels; ++l)
+        info->launches += (static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l)) + depth - 1) / depth;
     info->ucur = 0;
     info->gpu_levels = info->levels;
     info->cpu_iterations = 0;
@@ -422,7 +425,7 @@ of_status capture_solver(State& st, const ErrorSink& err) {
     of_status r = plan_frame(st, static_cast<int>(st.cfg.max_width), static_cast<int>(st.cfg.max_height), err, &info);
     if (r != OF_OK) return r;
     // A schedule too long to capture (kGraphMaxLaunches): no graph, frames enqueue.
-    if (static_cast<long long>(info.levels) * st.cfg.warps * info.launches > kGraphMaxLaunches) return OF_OK;
+    if (static_cast<long long>(st.cfg.warps) * info.launches > kGraphMaxLaunches) return OF_OK;
     // Capture on a private stream: the context's stream may be the caller's, with other work.
     cudaStream_t cap = nullptr;
     OF_CUDA_TRY(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking), "cudaStreamCreate(capture)");

@@ -71,7 +71,8 @@ struct Src {
 struct SolveInfo {
     int levels;
     LevelDims dims[kMaxLevels];
-    int launches;      // per warp (iterations for GLOBAL/FUSED, ceil(iterations/depth) for MULTI)
+    int launches;      // iteration launches per warp, summed over the levels (per level: its
+                       // scheduled iterations for GLOBAL/FUSED, ceil(iterations/depth) for MULTI)
     int ucur;          // u[ucur] holds the level-0 flow
     int gpu_levels;    // levels 0..gpu_levels-1 ran on the GPU (the rest on the CPU: a split frame)
     int top;           // coarsest level solved (core/robust.hpp texture rule); -1: decided on the

@@ -290,52 +290,61 @@ of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std
 
 namespace {
 
-// frame_ms() in ns, split into the part fixed per frame and the part per iteration count.
+// frame_ms() in ns, split into the part fixed per frame and the part per iteration count; level
+// l runs level_iterations(n, growth, l) (core/schedule.hpp) of the n that at() is asked for.
 struct FrameModel {
-    double fixed_ns;     // frame_us, frame_ns_per_px * area_0, warps * sum_l level_us(path_l)
-    double per_it_ns;    // warps * sum_l area_l * ns_per_it_px(path_l)
-    double gpu_launch_ns; // warps * sum over GPU levels of launch_us
-    double cpu_launch_ns; // warps * sum over CPU levels of launch_us (one launch per iteration)
+    double fixed_ns; // frame_us, frame_ns_per_px * area_0, warps * sum_l level_us(path_l)
+    int levels;
+    float growth;
     std::uint32_t depth;
+    double per_it_ns[kMaxLevels];     // warps * (area_l * ns_per_it_px + CPU launch_us: one per iteration)
+    double gpu_launch_ns[kMaxLevels]; // warps * launch_us on a GPU level (one launch per depth iterations)
 
     double at(std::uint32_t n) const {
-        const double launches = static_cast<double>((static_cast<std::uint64_t>(n) + depth - 1) / depth);
-        return fixed_ns + static_cast<double>(n) * (per_it_ns + cpu_launch_ns) + launches * gpu_launch_ns;
+        double t = fixed_ns;
+        for (int l = 0; l < levels; ++l) {
+            const std::uint64_t nl = level_iterations(n, growth, l);
+            const double launches = static_cast<double>((nl + depth - 1) / depth);
+            t += static_cast<double>(nl) * per_it_ns[l] + launches * gpu_launch_ns[l];
+        }
+        return t;
     }
 };
 
 FrameModel model_of(const TuningRow& row, const std::uint64_t* areas, const Path* paths, int levels,
-                    std::uint32_t warps, std::uint32_t gpu_depth) {
-    FrameModel m{0.0, 0.0, 0.0, 0.0, gpu_depth ? gpu_depth : 1u};
+                    std::uint32_t warps, std::uint32_t gpu_depth, float growth) {
+    FrameModel m;
+    std::memset(static_cast<void*>(&m), 0, sizeof m);
+    m.levels = levels;
+    m.growth = growth;
+    m.depth = gpu_depth ? gpu_depth : 1u;
     const PathCost& first = row.path[paths[0]];
     m.fixed_ns = first.frame_us * 1e3 + first.frame_ns_per_px * static_cast<double>(areas[0]);
+    const double w = static_cast<double>(warps);
     double level_ns = 0.0; // sum over the levels of level_us, per warp
     for (int l = 0; l < levels; ++l) {
         const PathCost& c = row.path[paths[l]];
-        m.per_it_ns += static_cast<double>(areas[l]) * c.ns_per_it_px;
-        (paths[l] == kPathGpu ? m.gpu_launch_ns : m.cpu_launch_ns) += c.launch_us * 1e3;
+        const bool gpu = paths[l] == kPathGpu;
+        m.per_it_ns[l] = w * (static_cast<double>(areas[l]) * c.ns_per_it_px + (gpu ? 0.0 : c.launch_us * 1e3));
+        m.gpu_launch_ns[l] = gpu ? w * c.launch_us * 1e3 : 0.0;
         level_ns += c.level_us * 1e3;
     }
-    const double w = static_cast<double>(warps);
     m.fixed_ns += w * level_ns;
-    m.per_it_ns *= w;
-    m.gpu_launch_ns *= w;
-    m.cpu_launch_ns *= w;
     return m;
 }
 
 } // namespace
 
 double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
-                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations) {
-    return model_of(row, level_areas, level_paths, levels, warps, gpu_depth).at(iterations) * 1e-6;
+                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth) {
+    return model_of(row, level_areas, level_paths, levels, warps, gpu_depth, growth).at(iterations) * 1e-6;
 }
 
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
                                 std::uint32_t gpu_depth, std::uint32_t max_iterations,
-                                BudgetPlan* out, const ErrorSink& err) {
+                                BudgetPlan* out, const ErrorSink& err, float growth) {
     const TuningRow* row = nullptr;
     of_status s = need_row(t, a, p, &row, err);
     if (s != OF_OK) return s;
@@ -350,7 +359,10 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
         if (level_paths[l] != kPathCpu && level_paths[l] != kPathGpu)
             return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: level %d: path %d is neither cpu nor gpu", l,
                             static_cast<int>(level_paths[l]));
-    const FrameModel m = model_of(*row, level_areas, level_paths, levels, warps, gpu_depth);
+    if (!(growth >= 0.0f && growth <= kMaxIterationGrowth))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: iteration growth %g not in [0, %g]",
+                        static_cast<double>(growth), static_cast<double>(kMaxIterationGrowth));
+    const FrameModel m = model_of(*row, level_areas, level_paths, levels, warps, gpu_depth, growth);
     const double budget_ns = budget_ms * 1e6;
     if (m.at(1) > budget_ns) {
         if (m.fixed_ns > 0.0)
@@ -376,7 +388,7 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
     }
     out->levels = levels;
     out->warps = warps;
-    for (int l = 0; l < kMaxLevels; ++l) out->iterations[l] = l < levels ? lo : 0;
+    for (int l = 0; l < kMaxLevels; ++l) out->iterations[l] = l < levels ? level_iterations(lo, growth, l) : 0;
     out->predicted_ms = m.at(lo) * 1e-6;
     out->fixed_ms = m.fixed_ns * 1e-6;
     return OF_OK;
@@ -395,11 +407,11 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
                               const std::uint64_t* level_areas, const Path* level_paths, int levels,
                               std::uint32_t min_warps, std::uint32_t max_warps, std::uint32_t per_warp_cap,
                               std::uint32_t gpu_depth, std::uint32_t max_iterations, BudgetPlan* out,
-                              const ErrorSink& err) {
+                              const ErrorSink& err, float growth) {
     if (max_warps < min_warps)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: max_warps %u < min_warps %u", max_warps, min_warps);
     of_status s = iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, min_warps, gpu_depth,
-                                        max_iterations, out, err);
+                                        max_iterations, out, err, growth);
     if (s != OF_OK || per_warp_cap == 0 || out->iterations[0] <= per_warp_cap) return s;
     const std::uint64_t total = static_cast<std::uint64_t>(out->iterations[0]) * min_warps;
     std::uint64_t w = (total + per_warp_cap - 1) / per_warp_cap;
@@ -410,7 +422,7 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
     BudgetPlan more;
     char quiet[kErrorCapacity];
     if (iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, static_cast<std::uint32_t>(w),
-                              gpu_depth, max_iterations, &more, ErrorSink{quiet}) == OF_OK)
+                              gpu_depth, max_iterations, &more, ErrorSink{quiet}, growth) == OF_OK)
         *out = more;
     return OF_OK;
 }

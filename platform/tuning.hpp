@@ -17,6 +17,7 @@
 #define OFLOW_PLATFORM_TUNING_HPP
 
 #include "core/plan.hpp"
+#include "core/schedule.hpp"
 #include "core/status.hpp"
 #include "oflow.h"
 
@@ -237,22 +238,24 @@ struct LaunchChoice {
 of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std::uint64_t area,
                         unsigned variant_mask, LaunchChoice* out, const ErrorSink& err);
 
-/// The time model of one frame (ms) with `iterations` inner iterations per warp on every level:
+/// The time model of one frame (ms) with n_l = level_iterations(iterations, growth, l) inner
+/// iterations per warp on level l (core/schedule.hpp; growth 0: `iterations` on every level):
 ///   frame_us*1e3 + frame_ns_per_px*area_0                      (level 0's path: once per frame)
-///   + warps * sum_l [ iterations * area_l * ns_per_it_px(path_l)
+///   + warps * sum_l [ n_l * area_l * ns_per_it_px(path_l)
 ///                     + launches_l * launch_us(path_l)*1e3
 ///                     + level_us(path_l)*1e3 ]                 (all in ns, then * 1e-6)
-/// launches_l = ceil(iterations / gpu_depth) on GPU levels (the launches cuda_frame.cu makes:
-/// at most gpu_depth iterations each), `iterations` on CPU levels. Terms a table leaves out count
+/// launches_l = ceil(n_l / gpu_depth) on GPU levels (the launches cuda_frame.cu makes:
+/// at most gpu_depth iterations each), n_l on CPU levels. Terms a table leaves out count
 /// 0, so a table with ns_per_it_px alone models the inner iterations only. The level term does not
 /// depend on the iterations: with frame_us and frame_ns_per_px it makes BudgetPlan::fixed_ms.
 /// Inputs must be valid (iterations_for_budget checks them); gpu_depth 0 counts as 1.
 double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
-                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations);
+                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth = 0.0f);
 
-/// Inner iterations per level and warp that fit a time budget: the same count on every level
-/// (the thesis's schedule, Table 5.10: 10 iterations on each of 3 levels), the largest n in
-/// 1..max_iterations with frame_ms(n) <= budget_ms.
+/// Inner iterations per level and warp that fit a time budget: the largest finest-level count n
+/// in 1..max_iterations with frame_ms(n, growth) <= budget_ms, the coarser levels following the
+/// schedule (growth 0: the same count on every level, the thesis's schedule, Table 5.10: 10
+/// iterations on each of 3 levels). growth outside [0, kMaxIterationGrowth] is an error.
 /// A budget that does not buy one iteration is OF_ERR_INVALID_ARGUMENT saying what a frame with
 /// one iteration costs. The overload without gpu_depth counts one launch per iteration.
 struct BudgetPlan {
@@ -266,7 +269,7 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
                                 std::uint32_t gpu_depth, std::uint32_t max_iterations,
-                                BudgetPlan* out, const ErrorSink& err);
+                                BudgetPlan* out, const ErrorSink& err, float growth = 0.0f);
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
@@ -285,7 +288,7 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
                               const std::uint64_t* level_areas, const Path* level_paths, int levels,
                               std::uint32_t min_warps, std::uint32_t max_warps, std::uint32_t per_warp_cap,
                               std::uint32_t gpu_depth, std::uint32_t max_iterations, BudgetPlan* out,
-                              const ErrorSink& err);
+                              const ErrorSink& err, float growth = 0.0f);
 
 /// The self-test's timing check of a measured ns/iteration/pixel against the row's path.
 enum TimingVerdict : int { kTimingOk = 0, kTimingWarn = 1, kTimingFail = 2 };

@@ -200,6 +200,10 @@ const CfgCase kCfgCases[] = {
     {"min_texture -1e-41", [](of_config& c) { c.min_texture = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
     {"min_texture 1.01e6", [](of_config& c) { c.min_texture = 1.01e6f; }, OF_ERR_INVALID_ARGUMENT},
     {"min_texture FLT_MAX", [](of_config& c) { c.min_texture = FLT_MAX; }, OF_ERR_INVALID_ARGUMENT},
+    {"iteration_growth NaN", [](of_config& c) { c.iteration_growth = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"iteration_growth inf", [](of_config& c) { c.iteration_growth = kInf; }, OF_ERR_INVALID_ARGUMENT},
+    {"iteration_growth -1e-41", [](of_config& c) { c.iteration_growth = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
+    {"iteration_growth 16.01", [](of_config& c) { c.iteration_growth = 16.01f; }, OF_ERR_INVALID_ARGUMENT},
     {"threads 0", [](of_config& c) { c.threads = 0; }, OF_ERR_INVALID_ARGUMENT},
     {"threads 65", [](of_config& c) { c.threads = 65; }, OF_ERR_INVALID_ARGUMENT},
     {"backend 4", [](of_config& c) { set_raw(c.backend, 4); }, OF_ERR_INVALID_ARGUMENT},
@@ -394,6 +398,8 @@ void test_float_edges() {
         {"min_texture -0", [](of_config& c) { c.min_texture = -0.0f; }},
         {"min_texture 1e-41", [](of_config& c) { c.min_texture = 1e-41f; }},
         {"min_texture 1e6", [](of_config& c) { c.min_texture = 1e6f; }},
+        {"iteration_growth -0", [](of_config& c) { c.iteration_growth = -0.0f; }},
+        {"iteration_growth 16", [](of_config& c) { c.iteration_growth = 16.0f; }},
         {"time_budget_ms -0", [](of_config& c) { c.time_budget_ms = -0.0f; }},
         {"scale_factor 0.01", [](of_config& c) { c.scale_factor = 0.01f; }},
         {"scale_factor 0.99", [](of_config& c) { c.scale_factor = 0.99f; }},
@@ -981,6 +987,7 @@ void test_info() {
     CHECK(std::memcmp(ex.level_wanted, info.level_wanted, sizeof ex.level_wanted) == 0);
     CHECK(std::memcmp(ex.level_backend, info.level_backend, sizeof ex.level_backend) == 0);
     CHECK(std::memcmp(ex.level_iterations, info.level_iterations, sizeof ex.level_iterations) == 0);
+    CHECK(ex.iteration_growth == info.iteration_growth && info.iteration_growth == c.iteration_growth);
     // ... and checks its own arguments
     CHECK_STATUS(of_explain(&c, nullptr), OF_ERR_NULL_POINTER, "explain(NULL info)");
     CHECK_STATUS(of_explain(nullptr, &ex), OF_ERR_NULL_POINTER, "explain(NULL cfg)");

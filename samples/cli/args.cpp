@@ -156,6 +156,8 @@ const char* usage_text() {
            "  --scale F           pyramid downscale factor per level, in [0.01, 0.99]\n"
            "  --warps N           warps per level\n"
            "  --iters N           iterations per warp\n"
+           "  --growth F          iteration growth per coarser level: level l runs\n"
+           "                      iters * (1 + F * l) (default 0 = every level the same)\n"
            "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
            "  --presmooth F       Gaussian sigma on both frames before the pyramid (0 = off)\n"
            "  --robust R          illumination-robust preprocessing: none | local-norm\n"
@@ -219,7 +221,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
             "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--median",
-            "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture"};
+            "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture", "--growth"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -323,6 +325,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
              : arg == "--robust-sigma" ? o->robust_sigma
              : arg == "--min-texture"  ? o->min_texture
              : arg == "--omega"        ? o->omega
+             : arg == "--growth"       ? o->growth
                                        : o->min_eigen) = f;
         }
     }

@@ -48,6 +48,7 @@ struct Options {
     std::optional<float> robust_sigma;      ///< --robust-sigma F
     std::optional<uint32_t> median;         ///< --median 0|3|5 (median_size)
     std::optional<float> min_texture;       ///< --min-texture F
+    std::optional<float> growth;            ///< --growth F (config.iteration_growth)
     std::optional<std::string> solver;      ///< --solver jacobi|sor (hs.solver)
     std::optional<float> omega, min_eigen;  ///< --omega F (hs.omega), --min-eigen F (lk.min_eigen)
 

@@ -215,7 +215,7 @@ std::string config_json(const of_config& c) {
            ",\"tuning_path\":" + (c.tuning_path ? json_string(c.tuning_path) : std::string("null")) +
            ",\"robust\":" + json_string(robust_name(c.robust)) +
            ",\"robust_sigma\":" + num(c.robust_sigma) + ",\"median_size\":" + u(c.median_size) +
-           ",\"min_texture\":" + num(c.min_texture) + "}";
+           ",\"min_texture\":" + num(c.min_texture) + ",\"iteration_growth\":" + num(c.iteration_growth) + "}";
 }
 
 // What the preprocessing and the schedule are, from of_info (and the config's presmoothing).
@@ -361,6 +361,7 @@ std::string explain_json(const of_info& in, const of_config& cfg, int w, int h, 
                     "],\"rows_per_thread\":" + std::to_string(in.rows_per_thread) +
                     ",\"fused_depth\":" + std::to_string(in.fused_depth) +
                     ",\"iterations\":" + std::to_string(in.iterations) +
+                    ",\"iteration_growth\":" + json_number(static_cast<double>(in.iteration_growth), "%g") +
                     ",\"warps\":" + std::to_string(in.warps) +
                     ",\"predicted_ms\":" + json_number(in.predicted_ms, "%.4f") +
                     robust_json(in, cfg) +
@@ -396,8 +397,12 @@ void explain_human(const of_info& in, const of_config& cfg, int w, int h, of_pix
         std::printf("launch     - (CPU path)\n");
     char budget[64] = "";
     if (o.budget) std::snprintf(budget, sizeof budget, " (time budget %g ms)", static_cast<double>(*o.budget));
-    std::printf("iterations %u per warp on every level%s, %u warp%s", in.iterations, budget, in.warps,
-                in.warps == 1 ? "" : "s");
+    if (in.iteration_growth > 0.0f)
+        std::printf("iterations %u per warp at level 0, x (1 + %g l) at level l%s, %u warp%s", in.iterations,
+                    static_cast<double>(in.iteration_growth), budget, in.warps, in.warps == 1 ? "" : "s");
+    else
+        std::printf("iterations %u per warp on every level%s, %u warp%s", in.iterations, budget, in.warps,
+                    in.warps == 1 ? "" : "s");
     if (in.predicted_ms > 0.0)
         std::printf("; table model %.3f ms per frame\n", in.predicted_ms);
     else

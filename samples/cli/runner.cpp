@@ -125,6 +125,7 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.robust_sigma) cfg.robust_sigma = *o.robust_sigma;
     if (o.median) cfg.median_size = *o.median;
     if (o.min_texture) cfg.min_texture = *o.min_texture;
+    if (o.growth) cfg.iteration_growth = *o.growth;
     if (o.solver) cfg.hs.solver = *o.solver == "sor" ? OF_SOLVER_RED_BLACK_SOR : OF_SOLVER_JACOBI;
     if (o.omega) cfg.hs.omega = *o.omega;
     if (o.min_eigen) cfg.lk.min_eigen = *o.min_eigen;

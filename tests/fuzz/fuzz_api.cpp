@@ -42,12 +42,13 @@ const of_config* g_cfg = nullptr; // the input's config, printed with a broken c
 void print_config(const of_config& c) {
     std::fprintf(stderr,
                      "  config: max %ux%u levels %u scale %g warps %u iterations %u epsilon %g presmooth %g "
-                     "threads %u budget %g tau %g lambda %g theta %g robust %d sigma %g median %u min_texture %g\n",
+                     "threads %u budget %g tau %g lambda %g theta %g robust %d sigma %g median %u min_texture %g growth %g\n",
                      c.max_width, c.max_height, c.levels, static_cast<double>(c.scale_factor), c.warps, c.iterations,
                      static_cast<double>(c.epsilon), static_cast<double>(c.presmooth_sigma), c.threads,
                      static_cast<double>(c.time_budget_ms), static_cast<double>(c.tvl1.tau),
                      static_cast<double>(c.tvl1.lambda), static_cast<double>(c.tvl1.theta), static_cast<int>(raw_of(c.robust)),
-                     static_cast<double>(c.robust_sigma), c.median_size, static_cast<double>(c.min_texture));
+                     static_cast<double>(c.robust_sigma), c.median_size, static_cast<double>(c.min_texture),
+                     static_cast<double>(c.iteration_growth));
     std::fprintf(stderr, "  format %d precision %d variant %d block %ux%u depth %u\n", raw_of(c.format),
                  raw_of(c.precision), raw_of(c.variant), c.block_width, c.block_height, c.fused_depth);
 }
@@ -106,6 +107,7 @@ void fill_config(fuzz::ByteSource& d, of_config* c) {
     c->robust_sigma = any_float(d, 0.0f, 11.0f);
     c->median_size = small_or_raw(d, 0, 6);
     c->min_texture = any_float(d, 0.0f, 10.0f);
+    c->iteration_growth = any_float(d, 0.0f, 3.0f);
 }
 
 struct Frame {

@@ -24,6 +24,9 @@
 //    of_create returns within 5 s (the warm-up runs a short schedule and nothing is captured:
 //    it took 39 s before), and a frame of 100000 iterations x 1 warp gives the flow of the same
 //    schedule with epsilon stopping early on the graph-sized context (1e-3 px).
+//  - the multi-level schedule (iteration_growth 1.5): every variant and precision runs the
+//    reference's per-level counts (last_iterations equal), F32 within 1e-3 px, F16 the EPE
+//    bound; a split frame (growth 1) too;
 // With OFLOW_GPU_SMALL=1 (scripts/gpu_check.sh's compute-sanitizer step) the schedule is one warp
 // of 13 iterations, the parity table runs its two odd-size cases only and the long schedules are
 // skipped. `gpu_parity NAME...` runs only the named sub-tests (parity, shapes, bounds, ...).
@@ -31,6 +34,7 @@
 #include "gpu_util.hpp"
 
 #include "cuda/cuda_layout.hpp"
+#include "core/schedule.hpp"
 
 #include <cfloat>
 #include <chrono>
@@ -84,6 +88,12 @@ bool flow_of(const of_config& cfg, const FramePair& fp, FlowBuf& out, of_info* i
     of_destroy(ctx);
     if (ok) CHECK_MSG(all_finite(out.extract()), "%s: non-finite flow", what);
     return ok;
+}
+
+/// flow_of on the reference path with cfg's schedule.
+bool reference_flow(of_config cfg, const FramePair& fp, FlowBuf& out, of_info* info, const char* what) {
+    cfg.backend = OF_BACKEND_REFERENCE;
+    return flow_of(cfg, fp, out, info, what);
 }
 
 struct Sized {
@@ -440,11 +450,9 @@ void test_epsilon() {
     of_config c = schedule(w, h);
     c.epsilon = 0.01f;
     c.iterations = 100;
-    of_config rc = c;
-    rc.backend = OF_BACKEND_REFERENCE;
     FlowBuf fr;
     of_info ir;
-    if (!flow_of(rc, fp, fr, &ir, "epsilon reference")) return;
+    if (!reference_flow(c, fp, fr, &ir, "epsilon reference")) return;
     const double epe_ref = epe(fr, p);
     const uint64_t slots = static_cast<uint64_t>(ir.last_levels) * c.warps;
     std::printf("\nepsilon 0.01, iterations <= 100, warps 5: reference ran %llu iterations, EPE %.4f\n",
@@ -672,6 +680,71 @@ void test_split() {
     of_destroy(rctx);
 }
 
+// The multi-level schedule (config.iteration_growth) on every variant and precision, in the
+// captured graph (frames at the maximum size) and on a split frame: each level runs the
+// reference's count (last_iterations equal, epsilon 0), F32 within 1e-3 px of the reference,
+// F16 within the EPE bound.
+void test_growth() {
+    const uint32_t W = 160, H = 120;
+    const Pair p = synth_pair(Case::SmoothField, W, H, 7);
+    const FramePair fp = frames_of(p, OF_PIXEL_F32);
+    of_config base = schedule(W, H);
+    base.warps = small_run() ? 1 : 2;
+    base.iterations = small_run() ? 5 : 10;
+    base.iteration_growth = 1.5f;
+    FlowBuf fr;
+    of_info iref;
+    if (!reference_flow(base, fp, fr, &iref, "growth reference")) return;
+    const std::vector<float> vr = fr.extract();
+    std::printf("\ngrowth 1.5: %ux%u smooth-field, %u warps, levels auto, level iterations", W, H, base.warps);
+    for (uint32_t l = 0; l < iref.levels; ++l) std::printf(" %u", iref.level_iterations[l]);
+    std::printf(" (reference ran %llu)\n", static_cast<unsigned long long>(iref.last_iterations));
+    CHECK(iref.levels >= 3 && iref.level_iterations[2] == oflow::level_iterations(base.iterations, 1.5f, 2));
+    for (of_variant v : kVariants) {
+        double epe32 = -1.0;
+        for (of_precision pr : kPrecisions) {
+            char what[96];
+            std::snprintf(what, sizeof what, "growth %s %s", variant_str(v), precision_str(pr));
+            FlowBuf f;
+            of_info info;
+            if (!flow_of(cuda_cfg(base, v, pr), fp, f, &info, what)) continue;
+            const double e = epe(f, p), d = max_diff(f.extract(), vr);
+            CHECK_MSG(info.last_iterations == iref.last_iterations, "%s: %llu iterations, the reference ran %llu", what,
+                      static_cast<unsigned long long>(info.last_iterations),
+                      static_cast<unsigned long long>(iref.last_iterations));
+            CHECK(std::memcmp(info.level_iterations, iref.level_iterations, sizeof info.level_iterations) == 0);
+            if (pr == OF_PRECISION_F32) {
+                epe32 = e;
+                CHECK_MSG(d <= 1e-3, "%s: max |flow - reference| = %.3g px > 1e-3", what, d);
+            } else {
+                CHECK_MSG(e <= 1.03 * epe32 + 0.01, "%s: EPE %.4f > 1.03 x F32 EPE %.4f + 0.01", what, e, epe32);
+            }
+            std::printf("  %-10s %-4s EPE %.4f (reference %.4f), max|d| vs reference %.3g\n", variant_str(v),
+                        precision_str(pr), e, epe(fr, p), d);
+        }
+    }
+    // A split frame (xavier table: coarse levels on the CPU) follows the same schedule.
+    const uint32_t SW = 768, SH = 384;
+    const Pair q = synth_pair(Case::RotationZoom, SW, SH, 5);
+    const FramePair fq = frames_of(q, OF_PIXEL_F32);
+    of_config sb = schedule(SW, SH);
+    sb.warps = 1;
+    sb.iterations = small_run() ? 4 : 8;
+    sb.iteration_growth = 1.0f;
+    sb.platform = "xavier";
+    sb.precision = OF_PRECISION_F32;
+    FlowBuf gr, gs;
+    of_info ir, is;
+    if (!reference_flow(sb, fq, gr, &ir, "growth split reference") || !flow_of(sb, fq, gs, &is, "growth split")) return;
+    const double d = max_diff(gs.extract(), gr.extract());
+    CHECK_MSG(is.level_backend[0] == OF_BACKEND_CUDA && is.level_backend[1] != OF_BACKEND_CUDA, "growth split: not split");
+    CHECK_MSG(is.last_iterations == ir.last_iterations, "growth split: %llu iterations, the reference ran %llu",
+              static_cast<unsigned long long>(is.last_iterations), static_cast<unsigned long long>(ir.last_iterations));
+    CHECK_MSG(d <= 1e-3, "growth split: max |flow - reference| %.3g px > 1e-3", d);
+    std::printf("  split %ux%u growth 1: %llu iterations (= reference), max|d| vs reference %.3g\n", SW, SH,
+                static_cast<unsigned long long>(is.last_iterations), d);
+}
+
 } // namespace
 
 // gpu_parity [TEST...]: every sub-test, or those named (the compute-sanitizer step runs
@@ -684,7 +757,7 @@ int main(int argc, char** argv) {
     const Named tests[] = {{"parity", test_parity},     {"shapes", test_shapes},   {"bounds", test_bounds},
                            {"memory_kinds", test_memory_kinds}, {"epsilon", test_epsilon},
                            {"long_schedule", test_long_schedule}, {"nonfinite", test_nonfinite},
-                           {"sizes", test_sizes},       {"split", test_split}};
+                           {"sizes", test_sizes},       {"split", test_split},     {"growth", test_growth}};
     for (int i = 1; i < argc; ++i) {
         bool known = false;
         for (const Named& t : tests) known = known || std::strcmp(argv[i], t.name) == 0;

@@ -348,6 +348,26 @@ void test_frame_model() {
     // the H200 ran this frame (1 warp, 10 iterations) in 0.542 ms (docs/cuda-performance.md)
     const double h200 = frame_ms(*row, areas, gpu, 3, 1, 4, 10);
     CHECK_MSG(h200 > 0.8 * 0.542 && h200 < 1.2 * 0.542, "model %g ms", h200);
+    // with growth 0.5 level l runs round(10 * (1 + 0.5 l)) = 10, 15, 20: launches 3, 4, 5
+    const double grown = (c.frame_us * 1e3 + c.frame_ns_per_px * static_cast<double>(areas[0]) +
+                          2 * (static_cast<double>(10 * areas[0] + 15 * areas[1] + 20 * areas[2]) * c.ns_per_it_px +
+                               (3 + 4 + 5) * c.launch_us * 1e3 + 3 * c.level_us * 1e3)) *
+                         1e-6;
+    CHECK_MSG(std::fabs(frame_ms(*row, areas, gpu, 3, 2, 4, 10, 0.5f) - grown) < 1e-9, "%g vs %g",
+              frame_ms(*row, areas, gpu, 3, 2, 4, 10, 0.5f), grown);
+    CHECK(frame_ms(*row, areas, gpu, 3, 2, 4, 10, 0.0f) == frame_ms(*row, areas, gpu, 3, 2, 4, 10));
+    {
+        BudgetPlan gb{};
+        CHECK(iterations_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, 4.0, areas, gpu, 3, 1, 4, 100000, &gb, kErr,
+                                    0.5f) == OF_OK);
+        CHECK(gb.iterations[1] == level_iterations(gb.iterations[0], 0.5f, 1) &&
+              gb.iterations[2] == level_iterations(gb.iterations[0], 0.5f, 2) && gb.iterations[3] == 0);
+        CHECK(frame_ms(*row, areas, gpu, 3, 1, 4, gb.iterations[0], 0.5f) <= 4.0 &&
+              frame_ms(*row, areas, gpu, 3, 1, 4, gb.iterations[0] + 1, 0.5f) > 4.0);
+        CHECK(iterations_for_budget(g, OF_ALGO_TVL1, OF_PRECISION_F32, 4.0, areas, gpu, 3, 1, 4, 100000, &gb, kErr,
+                                    -1.0f) == OF_ERR_INVALID_ARGUMENT);
+        CHECK_MSG(has(g_err, "growth"), "%s", g_err);
+    }
     // depth 0 counts as 1: one launch per iteration
     CHECK(frame_ms(*row, areas, gpu, 3, 1, 0, 10) == frame_ms(*row, areas, gpu, 3, 1, 1, 10));
     CHECK(frame_ms(*row, areas, gpu, 3, 1, 1, 10) > h200);
