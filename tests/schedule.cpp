@@ -53,7 +53,7 @@ of_config cfg_for(of_algorithm algo, of_solver solver, float growth) {
     c.max_width = 64;
     c.max_height = 48;
     c.format = OF_PIXEL_F32;
-    c.backend = OF_BACKEND_AUTO; // the CPU path of the build (NEON on aarch64)
+    c.backend = OF_BACKEND_REFERENCE; // a CPU path (OFLOW_FORCE_BACKEND=neon makes it NEON)
     c.levels = 3;                // explicit: the texture rule is off, every level is solved
     c.warps = 2;
     c.iterations = 7;
