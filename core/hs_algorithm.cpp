@@ -6,6 +6,10 @@
 #include "core/enum_raw.hpp"
 #include "core/hs_level_cpu.hpp"
 
+#if OF_HAVE_NEON
+#include "neon/kernels_neon.hpp"
+#endif
+
 namespace oflow {
 namespace {
 
@@ -38,15 +42,20 @@ of_status check_hs(const of_config& cfg, const ErrorSink& err) {
 }
 
 void hs_kernels_init(of_context* ctx, of_backend cpu, bool f16) {
-    (void)cpu; // NEON kernels of the family: not yet; the reference serves both CPU paths
-    (void)f16;
+    (void)f16; // no F16 kernels in the family yet (cpu_f16 false)
     hs_kernels_init_ref(&ctx->hs);
+#if OF_HAVE_NEON
+    if (cpu == OF_BACKEND_NEON) hs_kernels_init_neon(&ctx->hs); // the solvers; the per-warp stages stay the reference's
+#else
+    (void)cpu;
+#endif
     ctx->rho_blur = make_gaussian(ctx->cfg.algorithm == OF_ALGO_CLG ? ctx->cfg.hs.rho : 0.0f);
 }
 
 } // namespace
 
-// No F16 kernels and no CUDA path yet: cpu_f16, gpu_path false. One self-test function serves
+// NEON: the solvers in F32 (neon/hs_solvers_neon.cpp). No F16 kernels and no CUDA path yet:
+// cpu_f16, gpu_path false. One self-test function serves
 // both (it runs HS and CLG cases: core/hs_selftest.cpp); only HS's entry points at it.
 const Algorithm kHs = {OF_ALGO_HS,      "hs",  check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
                        hs_kernels_init, false, false,    nullptr,        hs_selftest};

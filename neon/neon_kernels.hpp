@@ -4,6 +4,7 @@
 #ifndef OFLOW_NEON_NEON_KERNELS_HPP
 #define OFLOW_NEON_NEON_KERNELS_HPP
 
+#include "core/hs_kernels.hpp"
 #include "core/kernels.hpp"
 
 namespace oflow {
@@ -22,6 +23,11 @@ void tvl1_warp_neon(const Tvl1WarpArgs& a, int y0, int y1);
 double tvl1_calc_u_neon(const Tvl1IterArgs& a, int y0, int y1);
 void tvl1_calc_p_neon(const Tvl1IterArgs& a, int y0, int y1);
 double tvl1_iter_rows_neon(const Tvl1IterArgs& a, int y0, int y1);
+
+// hs_solvers_neon.cpp (F32): the HS / CLG solvers of core/hs_kernels.hpp.
+double hs_jacobi_neon(const HsJacobiArgs& a, int y0, int y1);
+double clg_jacobi_neon(const HsJacobiArgs& a, int y0, int y1);
+double sor_half_sweep_neon(const HsSorArgs& a, int y0, int y1);
 
 // tvl1_f16_neon.cpp: only where __ARM_FEATURE_FP16_VECTOR_ARITHMETIC is defined. The duals are
 // stored as halves (its top comment says where); u and the warp outputs stay F32.

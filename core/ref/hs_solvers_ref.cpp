@@ -40,45 +40,48 @@ inline void solve2(float j11, float j12, float j13, float j22, float j23, float 
 enum class Update { kHs, kCoupled, kPlain };
 
 template <Update U>
-double jacobi_rows(const HsJacobiArgs& a, int y0, int y1) {
+double jacobi_pixel(const HsJacobiArgs& a, int x, int y) {
     const float a2 = a.alpha2;
+    const float du = a.du.row(y)[x], dv = a.dv.row(y)[x];
+    const float mu = local_mean(a.du, x, y), mv = local_mean(a.dv, x, y);
+    float u, v;
+    if (U == Update::kHs) {
+        const float gx = a.ix.row(y)[x], gy = a.iy.row(y)[x], gt = a.it.row(y)[x];
+        const float n = gx * mu + gy * mv + gt;
+        const float d = a2 + gx * gx + gy * gy;
+        u = mu - gx * n / d;
+        v = mv - gy * n / d;
+    } else {
+        const float j11 = a.j[kJ11].row(y)[x], j12 = a.j[kJ12].row(y)[x], j13 = a.j[kJ13].row(y)[x];
+        const float j22 = a.j[kJ22].row(y)[x], j23 = a.j[kJ23].row(y)[x];
+        if (U == Update::kCoupled) {
+            solve2(j11, j12, j13, j22, j23, a2, mu, mv, &u, &v);
+        } else {
+            u = (a2 * mu - j12 * dv - j13) / (j11 + a2);
+            v = (a2 * mv - j12 * du - j23) / (j22 + a2);
+        }
+    }
+    const double cu = static_cast<double>(u) - du, cv = static_cast<double>(v) - dv;
+    a.du_next.row(y)[x] = u;
+    a.dv_next.row(y)[x] = v;
+    return cu * cu + cv * cv;
+}
+
+template <Update U>
+double jacobi_rows(const HsJacobiArgs& a, int y0, int y1) {
     double total = 0.0;
     for (int y = y0; y < y1; ++y) {
-        const float* du = a.du.row(y);
-        const float* dv = a.dv.row(y);
-        float* nu = a.du_next.row(y);
-        float* nv = a.dv_next.row(y);
         double row = 0.0;
-        for (int x = 0; x < a.du.w; ++x) {
-            const float mu = local_mean(a.du, x, y), mv = local_mean(a.dv, x, y);
-            float u, v;
-            if (U == Update::kHs) {
-                const float gx = a.ix.row(y)[x], gy = a.iy.row(y)[x], gt = a.it.row(y)[x];
-                const float n = gx * mu + gy * mv + gt;
-                const float d = a2 + gx * gx + gy * gy;
-                u = mu - gx * n / d;
-                v = mv - gy * n / d;
-            } else {
-                const float j11 = a.j[kJ11].row(y)[x], j12 = a.j[kJ12].row(y)[x], j13 = a.j[kJ13].row(y)[x];
-                const float j22 = a.j[kJ22].row(y)[x], j23 = a.j[kJ23].row(y)[x];
-                if (U == Update::kCoupled) {
-                    solve2(j11, j12, j13, j22, j23, a2, mu, mv, &u, &v);
-                } else {
-                    u = (a2 * mu - j12 * dv[x] - j13) / (j11 + a2);
-                    v = (a2 * mv - j12 * du[x] - j23) / (j22 + a2);
-                }
-            }
-            const double cu = static_cast<double>(u) - du[x], cv = static_cast<double>(v) - dv[x];
-            row += cu * cu + cv * cv;
-            nu[x] = u;
-            nv[x] = v;
-        }
+        for (int x = 0; x < a.du.w; ++x) row += jacobi_pixel<U>(a, x, y);
         total += row;
     }
     return total;
 }
 
 } // namespace
+
+double hs_jacobi_pixel_ref(const HsJacobiArgs& a, int x, int y) { return jacobi_pixel<Update::kHs>(a, x, y); }
+double clg_jacobi_pixel_ref(const HsJacobiArgs& a, int x, int y) { return jacobi_pixel<Update::kCoupled>(a, x, y); }
 
 double hs_jacobi_ref(const HsJacobiArgs& a, int y0, int y1) { return jacobi_rows<Update::kHs>(a, y0, y1); }
 double clg_jacobi_ref(const HsJacobiArgs& a, int y0, int y1) { return jacobi_rows<Update::kCoupled>(a, y0, y1); }
@@ -91,35 +94,37 @@ double clg_jacobi_plain_ref(const HsJacobiArgs& a, int y0, int y1) { return jaco
 // neighbours are slots k + s - 1 and k + s of the other colour's row y and slot k of rows
 // y - 1 and y + 1, the diagonals slots k + s - 1 and k + s of this colour's rows y -+ 1,
 // s = (y + c) & 1.)
-double sor_half_sweep_ref(const HsSorArgs& a, int y0, int y1) {
+double sor_pixel_ref(const HsSorArgs& a, int k, int y) {
     const int w = a.w, h = a.u_old.h, c = a.colour;
-    const float a2 = a.alpha2, om = a.omega;
+    const int x = 2 * k + ((y + c) & 1);
+    float nu[8], nv[8]; // l, r, u, d, ul, ur, dl, dr
+    const int dx[8] = {-1, 1, 0, 0, -1, 1, -1, 1}, dy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
+    for (int i = 0; i < 8; ++i) {
+        const int nx = clampi(x + dx[i], 0, w - 1), ny = clampi(y + dy[i], 0, h - 1);
+        const bool same = ((nx + ny) & 1) == c;
+        nu[i] = (same ? a.u_old : a.u_other).row(ny)[nx >> 1];
+        nv[i] = (same ? a.v_old : a.v_other).row(ny)[nx >> 1];
+    }
+    const float mu = mean9(nu[0], nu[1], nu[2], nu[3], nu[4], nu[5], nu[6], nu[7]);
+    const float mv = mean9(nv[0], nv[1], nv[2], nv[3], nv[4], nv[5], nv[6], nv[7]);
+    float gu, gv;
+    solve2(a.j[kJ11].row(y)[k], a.j[kJ12].row(y)[k], a.j[kJ13].row(y)[k], a.j[kJ22].row(y)[k], a.j[kJ23].row(y)[k],
+           a.alpha2, mu, mv, &gu, &gv);
+    const float om = a.omega;
+    const float ou = a.u_old.row(y)[k], ov = a.v_old.row(y)[k];
+    const float u = (1.0f - om) * ou + om * gu, v = (1.0f - om) * ov + om * gv;
+    a.u_new.row(y)[k] = u;
+    a.v_new.row(y)[k] = v;
+    const double cu = static_cast<double>(u) - ou, cv = static_cast<double>(v) - ov;
+    return cu * cu + cv * cv;
+}
+
+double sor_half_sweep_ref(const HsSorArgs& a, int y0, int y1) {
     double total = 0.0;
     for (int y = y0; y < y1; ++y) {
-        const int s = (y + c) & 1;
+        const int s = (y + a.colour) & 1;
         double row = 0.0;
-        for (int x = s; x < w; x += 2) {
-            const int k = x >> 1;
-            float nu[8], nv[8]; // l, r, u, d, ul, ur, dl, dr
-            const int dx[8] = {-1, 1, 0, 0, -1, 1, -1, 1}, dy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
-            for (int i = 0; i < 8; ++i) {
-                const int nx = clampi(x + dx[i], 0, w - 1), ny = clampi(y + dy[i], 0, h - 1);
-                const bool same = ((nx + ny) & 1) == c;
-                nu[i] = (same ? a.u_old : a.u_other).row(ny)[nx >> 1];
-                nv[i] = (same ? a.v_old : a.v_other).row(ny)[nx >> 1];
-            }
-            const float mu = mean9(nu[0], nu[1], nu[2], nu[3], nu[4], nu[5], nu[6], nu[7]);
-            const float mv = mean9(nv[0], nv[1], nv[2], nv[3], nv[4], nv[5], nv[6], nv[7]);
-            float gu, gv;
-            solve2(a.j[kJ11].row(y)[k], a.j[kJ12].row(y)[k], a.j[kJ13].row(y)[k], a.j[kJ22].row(y)[k],
-                   a.j[kJ23].row(y)[k], a2, mu, mv, &gu, &gv);
-            const float ou = a.u_old.row(y)[k], ov = a.v_old.row(y)[k];
-            const float u = (1.0f - om) * ou + om * gu, v = (1.0f - om) * ov + om * gv;
-            a.u_new.row(y)[k] = u;
-            a.v_new.row(y)[k] = v;
-            const double cu = static_cast<double>(u) - ou, cv = static_cast<double>(v) - ov;
-            row += cu * cu + cv * cv;
-        }
+        for (int x = s; x < a.w; x += 2) row += sor_pixel_ref(a, x >> 1, y);
         total += row;
     }
     return total;

@@ -23,6 +23,7 @@
 // The largest error per stage is printed (the numbers in the issue report come from here).
 #include "tests/check.hpp"
 #include "core/kernels.hpp"
+#include "core/ref/hs_ref.hpp"
 #include "core/ref/kernels_ref.hpp"
 #include "neon/kernels_neon.hpp"
 #include "neon/neon_kernels.hpp"
@@ -761,6 +762,206 @@ void check_table(bool f16) {
 
 } // namespace
 
+// ---- HS / CLG solvers (neon/hs_solvers_neon.cpp) --------------------------------------------------
+// Error scale per value: the sum of the magnitudes of the terms that make it (the 2x2 solve's
+// numerator and determinant products, HS's closed form), so that a result after cancellation
+// is compared with what cancelled; the bound is kTolF32 of that.
+double mean9_abs(const Plane& p, int x, int y) {
+    auto at = [&](int dx, int dy) {
+        const int xx = x + dx < 0 ? 0 : (x + dx >= p.w ? p.w - 1 : x + dx);
+        const int yy = y + dy < 0 ? 0 : (y + dy >= p.h ? p.h - 1 : y + dy);
+        return std::fabs(static_cast<double>(p.row(yy)[xx]));
+    };
+    return (at(-1, 0) + at(1, 0) + at(0, -1) + at(0, 1)) / 6.0 + (at(-1, -1) + at(1, -1) + at(-1, 1) + at(1, 1)) / 12.0;
+}
+double solve2_scale(double j11, double j12, double j13, double j22, double j23, double a2, double mu, double mv) {
+    const double A = j11 + a2, C = j22 + a2, B = std::fabs(j12);
+    const double r1 = a2 * mu + std::fabs(j13), r2 = a2 * mv + std::fabs(j23);
+    const double det = A * C - j12 * j12;
+    const double num = C * r1 + B * r2 + A * r2 + B * r1;
+    const double dterms = A * C + B * B;
+    const double u = num / det;
+    return (num + u * dterms) / det + 1e-30;
+}
+
+struct HsPlanes {
+    GPlane du, dv, nu, nv, ru, rv, ix, iy, it;
+    GPlane j[kHsChannels];
+    HsPlanes(int w, int h, std::ptrdiff_t pitch, bool flush)
+        : du(w, h, pitch, flush), dv(w, h, pitch, !flush), nu(w, h, pitch, flush), nv(w, h, pitch, !flush),
+          ru(w, h, pitch, true), rv(w, h, pitch, true), ix(w, h, pitch, flush), iy(w, h, pitch, !flush),
+          it(w, h, pitch, flush), j{{w, h, pitch, flush}, {w, h, pitch, !flush}, {w, h, pitch, flush},
+                                   {w, h, pitch, !flush}, {w, h, pitch, flush}} {}
+};
+
+// Gradients in [-g, g], flow in [-2, 2]; the tensor their products, smoothed-like (CLG) when
+// `mix`: j12 shrunk so that j11 j22 - j12^2 > 0, as Gaussian smoothing makes it.
+void fill_hs(HsPlanes& s, Rng& rng, float g, bool mix) {
+    const int w = s.du.p.w, h = s.du.p.h;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const float gx = rng.uni(-g, g), gy = rng.uni(-g, g), gt = rng.uni(-g, g);
+            s.du.at(x, y) = rng.uni(-2.0f, 2.0f);
+            s.dv.at(x, y) = rng.uni(-2.0f, 2.0f);
+            s.ix.at(x, y) = gx;
+            s.iy.at(x, y) = gy;
+            s.it.at(x, y) = gt;
+            const float k = mix ? rng.uni(0.2f, 0.9f) : 1.0f;
+            s.j[kJ11].at(x, y) = gx * gx;
+            s.j[kJ12].at(x, y) = k * gx * gy;
+            s.j[kJ13].at(x, y) = gx * gt;
+            s.j[kJ22].at(x, y) = gy * gy;
+            s.j[kJ23].at(x, y) = gy * gt;
+        }
+}
+
+void check_hs_jacobi(Rng& rng) {
+    const float alphas[] = {1.0f, 15.0f, 1000.0f};
+    const float grads[] = {0.0f, 20.0f, 255.0f};
+    int case_no = 0;
+    for (int w : kWidths)
+        for (int flush = 0; flush < 2; ++flush)
+            for (int clg = 0; clg < 2; ++clg) {
+                const int h = w > 100 ? 3 : 2 + case_no % 4; // 2..5 rows: interior and border rows
+                const std::ptrdiff_t pitch = pitch_for(w, case_no % 3 == 0);
+                const float alpha = alphas[case_no % 3], g = grads[(case_no / 3) % 3];
+                ++case_no;
+                HsPlanes s(w, h, pitch, flush != 0);
+                fill_hs(s, rng, g, clg != 0);
+                HsJacobiArgs a;
+                a.du = s.du.p;
+                a.dv = s.dv.p;
+                a.ix = s.ix.p;
+                a.iy = s.iy.p;
+                a.it = s.it.p;
+                for (int c = 0; c < kHsChannels; ++c) a.j[c] = s.j[c].p;
+                a.alpha2 = alpha * alpha;
+                Band bands[2];
+                const int nb = bands_for(h, bands);
+                for (int b = 0; b < nb; ++b) {
+                    const int y0 = bands[b].y0, y1 = bands[b].y1;
+                    HsJacobiArgs r = a, n = a;
+                    r.du_next = s.ru.p;
+                    r.dv_next = s.rv.p;
+                    n.du_next = s.nu.p;
+                    n.dv_next = s.nv.p;
+                    const auto snu = s.nu.snapshot(), snv = s.nv.snapshot(), sdu = s.du.snapshot();
+                    const double cr = clg ? clg_jacobi_ref(r, y0, y1) : hs_jacobi_ref(r, y0, y1);
+                    const double cn = clg ? clg_jacobi_neon(n, y0, y1) : hs_jacobi_neon(n, y0, y1);
+                    auto scale = [&](int x, int y) {
+                        const double mu = mean9_abs(s.du.p, x, y), mv = mean9_abs(s.dv.p, x, y);
+                        if (!clg) {
+                            const double gx = std::fabs(s.ix.p.row(y)[x]), gy = std::fabs(s.iy.p.row(y)[x]);
+                            const double d = a.alpha2 + gx * gx + gy * gy;
+                            return mu + mv + (gx + gy) * (gx * mu + gy * mv + std::fabs(s.it.p.row(y)[x])) / d;
+                        }
+                        return solve2_scale(s.j[kJ11].p.row(y)[x], s.j[kJ12].p.row(y)[x], s.j[kJ13].p.row(y)[x],
+                                            s.j[kJ22].p.row(y)[x], s.j[kJ23].p.row(y)[x], a.alpha2, mu, mv);
+                    };
+                    const double e = std::fmax(plane_err(s.nu.p, s.ru.p, y0, y1, scale),
+                                               plane_err(s.nv.p, s.rv.p, y0, y1, scale));
+                    const char* stage = clg ? "clg_jacobi" : "hs_jacobi";
+                    record(stage, e, kTolF32, 2L * w * (y1 - y0));
+                    CHECK_MSG(e <= kTolF32, "%s w %d h %d alpha %g grad %g: error %.3g", stage, w, h,
+                              static_cast<double>(alpha), static_cast<double>(g), e);
+                    const double ce = std::fabs(cn - cr) / (cr > 1.0 ? cr : 1.0);
+                    record(clg ? "clg_jacobi change sum" : "hs_jacobi change sum", ce, 1e-4, 1);
+                    CHECK_MSG(ce <= 1e-4, "%s w %d: change sum %.9g vs reference %.9g", stage, w, cn, cr);
+                    const std::size_t rb = static_cast<std::size_t>(w) * 4u;
+                    CHECK(s.nu.untouched_outside(snu, y0, y1, rb) && s.nv.untouched_outside(snv, y0, y1, rb));
+                    CHECK(s.du.unchanged(sdu));
+                }
+            }
+}
+
+// One half-sweep of each colour on split planes, against the reference, in row bands.
+void check_hs_sor(Rng& rng) {
+    const float omegas[] = {0.5f, 1.0f, 1.5f};
+    const float alphas[] = {1.0f, 15.0f, 1000.0f};
+    int case_no = 0;
+    for (int w : kWidths)
+        for (int colour = 0; colour < 2; ++colour)
+            for (int flush = 0; flush < 2; ++flush) {
+                const int h = w > 100 ? 4 : 2 + case_no % 4;
+                const int hw = (w + 1) / 2;
+                const std::ptrdiff_t pitch = pitch_for(hw, case_no % 3 == 0);
+                const float omega = omegas[case_no % 3], alpha = alphas[(case_no / 3) % 3];
+                const float g = case_no % 2 ? 255.0f : 20.0f;
+                ++case_no;
+                // Split planes of one colour (this: old, new; other: current) and the tensor.
+                HsPlanes s(hw, h, pitch, flush != 0);
+                fill_hs(s, rng, g, (case_no & 2) != 0);
+                GPlane other_u(hw, h, pitch, flush == 0), other_v(hw, h, pitch, flush != 0);
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < hw; ++x) {
+                        other_u.at(x, y) = rng.uni(-2.0f, 2.0f);
+                        other_v.at(x, y) = rng.uni(-2.0f, 2.0f);
+                    }
+                HsSorArgs a;
+                a.u_old = s.du.p;
+                a.v_old = s.dv.p;
+                a.u_other = other_u.p;
+                a.v_other = other_v.p;
+                for (int c = 0; c < kHsChannels; ++c) a.j[c] = s.j[c].p;
+                a.alpha2 = alpha * alpha;
+                a.omega = omega;
+                a.colour = colour;
+                a.w = w;
+                Band bands[2];
+                const int nb = bands_for(h, bands);
+                for (int b = 0; b < nb; ++b) {
+                    const int y0 = bands[b].y0, y1 = bands[b].y1;
+                    HsSorArgs r = a, n = a;
+                    r.u_new = s.ru.p;
+                    r.v_new = s.rv.p;
+                    n.u_new = s.nu.p;
+                    n.v_new = s.nv.p;
+                    const auto snu = s.nu.snapshot(), snv = s.nv.snapshot(), sou = other_u.snapshot();
+                    const double cr = sor_half_sweep_ref(r, y0, y1);
+                    const double cn = sor_half_sweep_neon(n, y0, y1);
+                    // The slots of this colour in each row: (w - s + 1) / 2, s = (y + colour) & 1.
+                    double e = 0.0;
+                    for (int y = y0; y < y1; ++y) {
+                        const int slots = (w - ((y + colour) & 1) + 1) / 2;
+                        for (int k = 0; k < slots; ++k) {
+                            const double sc =
+                                std::fabs(static_cast<double>(s.du.p.row(y)[k])) + 2.0 +
+                                omega * solve2_scale(s.j[kJ11].p.row(y)[k], s.j[kJ12].p.row(y)[k],
+                                                     s.j[kJ13].p.row(y)[k], s.j[kJ22].p.row(y)[k],
+                                                     s.j[kJ23].p.row(y)[k], a.alpha2, 2.0, 2.0);
+                            e = std::fmax(e, std::fmax(rel(s.nu.p.row(y)[k], s.ru.p.row(y)[k], sc),
+                                                       rel(s.nv.p.row(y)[k], s.rv.p.row(y)[k], sc)));
+                        }
+                        // Slots past the colour's last pixel stay as they were (NaN padding).
+                        if (slots < hw) {
+                            uint32_t bits;
+                            std::memcpy(&bits, &s.nu.p.row(y)[hw - 1], 4);
+                            CHECK_MSG(bits == kPadBits || slots == hw, "sor w %d row %d: unused slot written", w, y);
+                        }
+                    }
+                    record("sor_half_sweep", e, kTolF32, 2L * hw * (y1 - y0));
+                    CHECK_MSG(e <= kTolF32, "sor_half_sweep w %d h %d colour %d omega %g alpha %g: error %.3g", w, h,
+                              colour, static_cast<double>(omega), static_cast<double>(alpha), e);
+                    const double ce = std::fabs(cn - cr) / (cr > 1.0 ? cr : 1.0);
+                    record("sor_half_sweep change sum", ce, 1e-4, 1);
+                    CHECK_MSG(ce <= 1e-4, "sor w %d: change sum %.9g vs reference %.9g", w, cn, cr);
+                    CHECK(other_u.unchanged(sou));
+                    (void)snu;
+                    (void)snv;
+                }
+            }
+}
+
+void check_hs_table() {
+    HsKernels t;
+    hs_kernels_init_ref(&t);
+    const HsKernels ref = t;
+    hs_kernels_init_neon(&t);
+    CHECK(t.hs_jacobi == hs_jacobi_neon && t.clg_jacobi == clg_jacobi_neon && t.sor_half_sweep == sor_half_sweep_neon);
+    CHECK(t.derivatives == ref.derivatives && t.tensor == ref.tensor && t.rb_split == ref.rb_split &&
+          t.clg_jacobi_plain == ref.clg_jacobi_plain);
+}
+
 int main() {
     CHECK(neon_available());
     std::printf("neon_kernels: FP16 vector arithmetic %s (compiled %s)\n",
@@ -780,6 +981,9 @@ int main() {
     check_warp(rng);
     check_iteration_stage(rng, false);
     check_pipeline(rng, false);
+    check_hs_table();
+    check_hs_jacobi(rng);
+    check_hs_sor(rng);
     if (neon_has_f16_arith()) {
         check_iteration_stage(rng, true);
         check_pipeline(rng, true);
