@@ -18,7 +18,11 @@ default run should stay within 2x of it. --quick runs a subset of the grid, --ca
 cases, --jobs N runs N grid points at a time.
 
 Needs Debian's python3-opencv (cv2 with the contrib optflow module) and numpy.
-Usage: scripts/compare_opencv.py --cli build/host/samples/oflow-cli [--size 640x480] [--threads 1]
+--sor-anchor: one red-black SOR iteration per pixel of oflow (oflow-bench --cpu) against
+OpenCV's VariationalRefinement, 1 thread each, same size (sor_anchor() says what each computes).
+
+Usage: scripts/compare_opencv.py --sor-anchor [--size 640x480] [--bench build/host/samples/bench/oflow-bench]
+       scripts/compare_opencv.py --cli build/host/samples/oflow-cli [--size 640x480] [--threads 1]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli --exposure [--quick]
            [--cases fine-texture,camera-motion] [--jobs 2] [--median 5] [--oflow-flags "..."]
 """
@@ -185,9 +189,66 @@ def exposure_grid(a, tmp):
           f"against the noise-only EPE of the same sigma: {worst_noise:.2f}")
 
 
+def sor_anchor(a, tmp):
+    """One red-black SOR iteration per pixel, oflow against OpenCV's VariationalRefinement.
+
+    Both are red-black SOR over a layout split by colour, one iteration being a red and a black
+    half-sweep, timed on one thread at the same size.
+     - OpenCV (cv2.VariationalRefinement, the EpicFlow refinement): per pixel the linearised
+       data terms (brightness and gradient constancy) and a robust smoothness term whose
+       4-neighbour weights it recomputes once per fixed-point iteration; the SOR updates du and
+       then dv (dv with the new du) from those coefficients and the weighted 4-neighbour sums.
+     - oflow (core/hs_kernels.hpp): the 9-point mean (8 neighbours), the 2x2 system solved per
+       pixel (5 tensor channels; two divisions), the over-relaxation, and the change sum.
+    So the work per pixel is comparable but not identical; the anchor says whether oflow's SOR
+    is in the same class, not which energy is cheaper. OpenCV's per-iteration cost is isolated
+    from its fixed cost (derivatives, weights, warping) by the difference of two SOR counts:
+    (t(n_hi) - t(n_lo)) / (n_hi - n_lo) / pixels, one fixed-point iteration each, median of
+    --repeat runs. oflow's figure is `oflow-bench --cpu --size WxH`'s SOR row (1 thread).
+    """
+    w, h = (int(v) for v in a.size.split("x"))
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(7)
+    base = rng.integers(0, 256, size=(h + 8, w + 8)).astype(np.float32)
+    base = cv2.GaussianBlur(base, (0, 0), 1.5)
+    i0 = np.clip(base[4:h + 4, 4:w + 4], 0, 255).astype(np.uint8)
+    i1 = np.clip(base[4:h + 4, 5:w + 5], 0, 255).astype(np.uint8)  # one pixel to the left
+
+    def opencv_time(n):
+        vr = cv2.VariationalRefinement_create()
+        vr.setFixedPointIterations(1)
+        vr.setSorIterations(n)
+        times = []
+        for _ in range(a.repeat + 1):
+            flow = np.zeros((h, w, 2), np.float32)
+            t0 = time.perf_counter()
+            vr.calc(i0, i1, flow)
+            times.append(time.perf_counter() - t0)
+        return float(np.median(times[1:]))
+
+    n_lo, n_hi = 5, 105
+    t_lo, t_hi = opencv_time(n_lo), opencv_time(n_hi)
+    cv_ns = (t_hi - t_lo) / (n_hi - n_lo) / (w * h) * 1e9
+    out = os.path.join(tmp, "bench.json")
+    subprocess.run([a.bench, "--cpu", "--size", f"{w}x{h}", "--threads", "1", "--json", out],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        bench = json.load(f)
+    row = [k for k in bench["kernels"] if k["name"].startswith("red-black SOR")][0]
+    of_ns = row["ns_per_px_it"]
+    print(f"SOR anchor, {w}x{h}, 1 thread (OpenCV {cv2.__version__}; oflow {bench['path']} path):")
+    print(f"  OpenCV VariationalRefinement: {cv_ns:.2f} ns/px per SOR iteration "
+          f"(1 fixed-point iteration: {t_lo * 1e3:.1f} ms with {n_lo} SOR iterations, {t_hi * 1e3:.1f} ms with {n_hi})")
+    print(f"  oflow red-black SOR:          {of_ns:.2f} ns/px per SOR iteration")
+    print(f"  OpenCV / oflow:               {cv_ns / of_ns:.2f}x")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", required=True)
+    ap.add_argument("--cli", default=None, help="oflow-cli (every mode but --sor-anchor)")
+    ap.add_argument("--sor-anchor", action="store_true",
+                    help="time one red-black SOR iteration per pixel against cv2.VariationalRefinement")
+    ap.add_argument("--bench", default="build/host/samples/bench/oflow-bench", help="oflow-bench (--sor-anchor)")
     ap.add_argument("--size", default="640x480", help="accuracy frames")
     ap.add_argument("--time-sizes", default="640x480,1280x720")
     ap.add_argument("--warps", type=int, default=5)
@@ -213,6 +274,11 @@ def main():
     a = ap.parse_args()
     cv2.setNumThreads(a.threads)
     tmp = tempfile.mkdtemp(prefix="oflow-cmp-")
+    if a.sor_anchor:
+        sor_anchor(a, tmp)
+        return
+    if not a.cli:
+        sys.exit("compare_opencv: --cli is required (except with --sor-anchor)")
     if a.exposure:
         exposure_grid(a, tmp)
         return

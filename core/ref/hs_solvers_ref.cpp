@@ -119,12 +119,44 @@ double sor_pixel_ref(const HsSorArgs& a, int k, int y) {
     return cu * cu + cv * cv;
 }
 
+// The interior (all 8 neighbours inside: rows 1..h-2, x in 1..w-2) indexes the split rows
+// directly, the same arithmetic in the same order as sor_pixel_ref, which does the border
+// pixels: the results are the same bits either way.
 double sor_half_sweep_ref(const HsSorArgs& a, int y0, int y1) {
+    const int w = a.w, h = a.u_old.h;
+    const float a2 = a.alpha2, om = a.omega;
     double total = 0.0;
     for (int y = y0; y < y1; ++y) {
         const int s = (y + a.colour) & 1;
+        const int slots = (w - s + 1) / 2;
         double row = 0.0;
-        for (int x = s; x < a.w; x += 2) row += sor_pixel_ref(a, x >> 1, y);
+        int k = 0;
+        if (y > 0 && y < h - 1) {
+            const int k_lo = 1 - s, k_hi = (w - 2 - s) / 2; // x - 1 >= 0, x + 1 <= w - 1
+            for (; k < k_lo && k < slots; ++k) row += sor_pixel_ref(a, k, y);
+            const float *ou = a.u_old.row(y), *ov = a.v_old.row(y);
+            const float *su = a.u_old.row(y - 1), *sd = a.u_old.row(y + 1), *tu = a.v_old.row(y - 1),
+                        *td = a.v_old.row(y + 1);
+            const float *pl = a.u_other.row(y), *pu = a.u_other.row(y - 1), *pd = a.u_other.row(y + 1);
+            const float *ql = a.v_other.row(y), *qu = a.v_other.row(y - 1), *qd = a.v_other.row(y + 1);
+            const float *j11 = a.j[kJ11].row(y), *j12 = a.j[kJ12].row(y), *j13 = a.j[kJ13].row(y),
+                        *j22 = a.j[kJ22].row(y), *j23 = a.j[kJ23].row(y);
+            float* nu = a.u_new.row(y);
+            float* nv = a.v_new.row(y);
+            for (; k <= k_hi; ++k) {
+                const int l = k + s - 1, r = k + s; // left / right slots (other colour row y; diagonals)
+                const float mu = mean9(pl[l], pl[r], pu[k], pd[k], su[l], su[r], sd[l], sd[r]);
+                const float mv = mean9(ql[l], ql[r], qu[k], qd[k], tu[l], tu[r], td[l], td[r]);
+                float gu, gv;
+                solve2(j11[k], j12[k], j13[k], j22[k], j23[k], a2, mu, mv, &gu, &gv);
+                const float u = (1.0f - om) * ou[k] + om * gu, v = (1.0f - om) * ov[k] + om * gv;
+                nu[k] = u;
+                nv[k] = v;
+                const double cu = static_cast<double>(u) - ou[k], cv = static_cast<double>(v) - ov[k];
+                row += cu * cu + cv * cv;
+            }
+        }
+        for (; k < slots; ++k) row += sor_pixel_ref(a, k, y);
         total += row;
     }
     return total;

@@ -13,7 +13,8 @@
 //      GLOBAL F32; plus host frames + host flow for the best F32 (staging copies included),
 //      and the host<->device copy time of the two frames and of the flow on their own.
 //
-// Usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
+// Usage: oflow-bench --cpu ... (CPU path, every build: bench_cpu.cpp)
+//        oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
 //                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS[,BOUND]] ...] (launch shapes at N x N
 //                    only; BOUND: the MULTI_ITER launch bound, OFLOW_CUDA_MULTI_BOUND, to time one shape
 //                    compiled for two bounds in one run)
@@ -25,6 +26,7 @@
 //  The e2e rows (b) run with robust none and median 0 (the kernels' own regression check);
 //  --exposure times what the defaults add.
 #include "oflow.h"
+#include "samples/bench/bench_cpu.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -862,6 +864,8 @@ int run(const Opts& o) {
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0); // rows appear as they are measured (logs, timeouts)
+    for (int i = 1; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--cpu")) return run_cpu_bench(argc - 1, argv + 1);
     Opts o;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--quick")) {
@@ -887,7 +891,7 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
             for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
+            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
             return 2;
         }
     }
