@@ -129,7 +129,7 @@ double sor_half_sweep_neon(const HsSorArgs& a, int y0, int y1) {
         int k = 0;
         if (y > 0 && y < h - 1) {
             // Interior slots: x - 1 >= 0 (k >= 1 - s) and x + 1 <= w - 1 (k <= (w - 2 - s) / 2).
-            const int k_lo = 1 - s, k_hi = (w - 2 - s) / 2;
+            const int k_lo = 1 - s, k_hi = w - 2 - s >= 0 ? (w - 2 - s) / 2 : -1; // floor, not truncation
             for (; k < k_lo && k < slots; ++k) row += sor_pixel_ref(a, k, y);
             const float *ou = a.u_old.row(y), *ov = a.v_old.row(y);
             // Left / upper-left / lower-left neighbours at slot k + s - 1 = k + o (>= 0 here).
@@ -167,6 +167,12 @@ double sor_half_sweep_neon(const HsSorArgs& a, int y0, int y1) {
 }
 
 void hs_kernels_init_neon(HsKernels* t) {
+    t->derivatives = hs_derivatives_neon;
+    t->tensor = hs_tensor_neon;
+    t->blur_h_multi = hs_blur_h_multi_neon;
+    t->blur_v_multi = hs_blur_v_multi_neon;
+    t->rb_split = rb_split_neon;
+    t->rb_merge = rb_merge_neon;
     t->hs_jacobi = hs_jacobi_neon;
     t->clg_jacobi = clg_jacobi_neon;
     t->sor_half_sweep = sor_half_sweep_neon;

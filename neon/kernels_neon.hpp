@@ -18,8 +18,9 @@ bool neon_has_f16_arith();
 /// Overrides the vectorised entries of t; f16 is honoured only when neon_has_f16_arith(),
 /// otherwise an F16 request fills the F32 kernels.
 void kernel_table_init_neon(KernelTable* t, bool f16);
-/// Overrides the HS / CLG entries it vectorises (the solvers, F32) on a table
-/// hs_kernels_init_ref filled; the others stay the reference's.
+/// Overrides the HS / CLG entries it vectorises (F32: every stage and solver but the plain
+/// point Jacobi, which only the convergence comparison uses) on a table hs_kernels_init_ref
+/// filled.
 void hs_kernels_init_neon(HsKernels* t);
 
 } // namespace oflow

@@ -24,6 +24,14 @@ double tvl1_calc_u_neon(const Tvl1IterArgs& a, int y0, int y1);
 void tvl1_calc_p_neon(const Tvl1IterArgs& a, int y0, int y1);
 double tvl1_iter_rows_neon(const Tvl1IterArgs& a, int y0, int y1);
 
+// hs_stages_neon.cpp (F32): the HS / CLG per-warp stages of core/hs_kernels.hpp.
+void hs_derivatives_neon(const HsDerivArgs& a, int y0, int y1);
+void hs_tensor_neon(const HsTensorArgs& a, int y0, int y1);
+void hs_blur_h_multi_neon(const Plane* src, const Plane* dst, int n, const Gaussian1D& g, int y0, int y1);
+void hs_blur_v_multi_neon(const Plane* src, const Plane* dst, int n, const Gaussian1D& g, int y0, int y1);
+void rb_split_neon(Plane src, Plane red, Plane black, int y0, int y1);
+void rb_merge_neon(Plane red, Plane black, Plane dst, int y0, int y1);
+
 // hs_solvers_neon.cpp (F32): the HS / CLG solvers of core/hs_kernels.hpp.
 double hs_jacobi_neon(const HsJacobiArgs& a, int y0, int y1);
 double clg_jacobi_neon(const HsJacobiArgs& a, int y0, int y1);

@@ -132,7 +132,8 @@ double sor_half_sweep_ref(const HsSorArgs& a, int y0, int y1) {
         double row = 0.0;
         int k = 0;
         if (y > 0 && y < h - 1) {
-            const int k_lo = 1 - s, k_hi = (w - 2 - s) / 2; // x - 1 >= 0, x + 1 <= w - 1
+            // x - 1 >= 0 and x + 1 <= w - 1 (k_hi = floor((w - 2 - s) / 2): -1 when w - 2 - s = -1)
+            const int k_lo = 1 - s, k_hi = w - 2 - s >= 0 ? (w - 2 - s) / 2 : -1;
             for (; k < k_lo && k < slots; ++k) row += sor_pixel_ref(a, k, y);
             const float *ou = a.u_old.row(y), *ov = a.v_old.row(y);
             const float *su = a.u_old.row(y - 1), *sd = a.u_old.row(y + 1), *tu = a.v_old.row(y - 1),

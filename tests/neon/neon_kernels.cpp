@@ -952,14 +952,128 @@ void check_hs_sor(Rng& rng) {
             }
 }
 
+// The per-warp stages: derivatives, tensor, split and merge are the reference's operations in
+// its order (bitwise); the batched blur is blur_h/v_neon per channel (kTolF32 of the input's
+// magnitude, like blur_h / blur_v).
+bool same_rows(const Plane& a, const Plane& b, int y0, int y1) {
+    for (int y = y0; y < y1; ++y)
+        if (std::memcmp(a.row(y), b.row(y), static_cast<std::size_t>(a.w) * 4u) != 0) return false;
+    return true;
+}
+
+void check_hs_stages(Rng& rng) {
+    int case_no = 0;
+    for (int w : kWidths)
+        for (int flush = 0; flush < 2; ++flush) {
+            const int h = height_for(w, case_no);
+            const std::ptrdiff_t pitch = pitch_for(w, case_no % 3 == 0);
+            ++case_no;
+            GPlane i0(w, h, pitch, flush != 0), i1(w, h, pitch, flush == 0);
+            fill_image(i0, kFills[case_no % 5], rng);
+            fill_image(i1, kFills[(case_no + 2) % 5], rng);
+            HsPlanes r(w, h, pitch, true), n(w, h, pitch, flush != 0);
+            Band bands[2];
+            const int nb = bands_for(h, bands);
+            for (int b = 0; b < nb; ++b) {
+                const int y0 = bands[b].y0, y1 = bands[b].y1;
+                const std::size_t rb = static_cast<std::size_t>(w) * 4u;
+                // derivatives
+                const auto sx = n.ix.snapshot();
+                hs_derivatives_ref(HsDerivArgs{i0.p, i1.p, r.ix.p, r.iy.p, r.it.p}, y0, y1);
+                hs_derivatives_neon(HsDerivArgs{i0.p, i1.p, n.ix.p, n.iy.p, n.it.p}, y0, y1);
+                const bool d_ok = same_rows(n.ix.p, r.ix.p, y0, y1) && same_rows(n.iy.p, r.iy.p, y0, y1) &&
+                                  same_rows(n.it.p, r.it.p, y0, y1);
+                record("hs derivatives (bitwise)", d_ok ? 0.0 : 1.0, 0.0, 3L * w * (y1 - y0));
+                CHECK_MSG(d_ok, "hs_derivatives w %d h %d rows %d..%d: differs from the reference", w, h, y0, y1);
+                CHECK(n.ix.untouched_outside(sx, y0, y1, rb));
+                // tensor
+                HsTensorArgs tr, tn;
+                tr.ix = tn.ix = r.ix.p;
+                tr.iy = tn.iy = r.iy.p;
+                tr.it = tn.it = r.it.p;
+                for (int c = 0; c < kHsChannels; ++c) {
+                    tr.j[c] = r.j[c].p;
+                    tn.j[c] = n.j[c].p;
+                }
+                const auto sj = n.j[kJ23].snapshot();
+                hs_tensor_ref(tr, y0, y1);
+                hs_tensor_neon(tn, y0, y1);
+                bool t_ok = true;
+                for (int c = 0; c < kHsChannels; ++c) t_ok = t_ok && same_rows(n.j[c].p, r.j[c].p, y0, y1);
+                record("hs tensor (bitwise)", t_ok ? 0.0 : 1.0, 0.0, 5L * w * (y1 - y0));
+                CHECK_MSG(t_ok, "hs_tensor w %d h %d: differs from the reference", w, h);
+                CHECK(n.j[kJ23].untouched_outside(sj, y0, y1, rb));
+            }
+            // Batched blur of the 5 channels (all rows: the vertical pass reads the neighbours).
+            const Gaussian1D g = make_gaussian(case_no % 2 ? 2.0f : 0.8f);
+            Plane src[kHsChannels], dr[kHsChannels], dn[kHsChannels], vr[kHsChannels], vn[kHsChannels];
+            HsPlanes tr(w, h, pitch, true), tn(w, h, pitch, flush == 0);
+            for (int c = 0; c < kHsChannels; ++c) {
+                src[c] = r.j[c].p;
+                dr[c] = tr.j[c].p;
+                dn[c] = tn.j[c].p;
+            }
+            const Plane vr_planes[kHsChannels] = {tr.du.p, tr.dv.p, tr.nu.p, tr.nv.p, tr.ru.p};
+            const Plane vn_planes[kHsChannels] = {tn.du.p, tn.dv.p, tn.nu.p, tn.nv.p, tn.ru.p};
+            for (int c = 0; c < kHsChannels; ++c) {
+                vr[c] = vr_planes[c];
+                vn[c] = vn_planes[c];
+            }
+            hs_blur_h_multi_ref(src, dr, kHsChannels, g, 0, h);
+            hs_blur_h_multi_neon(src, dn, kHsChannels, g, 0, h);
+            hs_blur_v_multi_ref(dr, vr, kHsChannels, g, 0, h);
+            hs_blur_v_multi_neon(dr, vn, kHsChannels, g, 0, h);
+            double e = 0.0;
+            for (int c = 0; c < kHsChannels; ++c) {
+                const double sc = max_abs(src[c]) > 1.0 ? max_abs(src[c]) : 1.0;
+                auto scale = [&](int, int) { return sc; };
+                e = std::fmax(e, std::fmax(plane_err(dn[c], dr[c], 0, h, scale), plane_err(vn[c], vr[c], 0, h, scale)));
+            }
+            record("hs blur multi (5 ch)", e, kTolF32, 10L * w * h);
+            CHECK_MSG(e <= kTolF32, "hs blur multi w %d h %d: error %.3g", w, h, e);
+            // Red-black split and merge: bitwise, unused slots untouched, merge(split(x)) == x.
+            const int hw = (w + 1) / 2;
+            GPlane red(hw, h, pitch_for(hw, false), flush != 0), black(hw, h, pitch_for(hw, true), flush == 0);
+            GPlane rred(hw, h, pitch_for(hw, false), true), rblack(hw, h, pitch_for(hw, true), true);
+            const auto s_red = red.snapshot(), s_black = black.snapshot();
+            rb_split_ref(i0.p, rred.p, rblack.p, 0, h);
+            rb_split_neon(i0.p, red.p, black.p, 0, h);
+            bool s_ok = true;
+            for (int y = 0; y < h; ++y) {
+                const int nr = (w - (y & 1) + 1) / 2, nbk = (w - (1 - (y & 1)) + 1) / 2; // pixels of each colour
+                s_ok = s_ok && std::memcmp(red.p.row(y), rred.p.row(y), static_cast<std::size_t>(nr) * 4u) == 0 &&
+                       std::memcmp(black.p.row(y), rblack.p.row(y), static_cast<std::size_t>(nbk) * 4u) == 0;
+                // the slot past a colour's last pixel keeps its old bytes (the NaN pattern)
+                uint32_t bits = kPadBits;
+                if (nr < hw) std::memcpy(&bits, &red.p.row(y)[nr], 4);
+                s_ok = s_ok && bits == kPadBits;
+                bits = kPadBits;
+                if (nbk < hw) std::memcpy(&bits, &black.p.row(y)[nbk], 4);
+                s_ok = s_ok && bits == kPadBits;
+            }
+            CHECK(red.untouched_outside(s_red, 0, h, static_cast<std::size_t>(hw) * 4u) &&
+                  black.untouched_outside(s_black, 0, h, static_cast<std::size_t>(hw) * 4u));
+            record("rb_split (bitwise)", s_ok ? 0.0 : 1.0, 0.0, static_cast<long>(w) * h);
+            CHECK_MSG(s_ok, "rb_split w %d h %d: differs from the reference or wrote an unused slot", w, h);
+            GPlane back(w, h, pitch, flush == 0);
+            const auto s_back = back.snapshot();
+            rb_merge_neon(red.p, black.p, back.p, 0, h);
+            const bool m_ok = same_rows(back.p, i0.p, 0, h) && back.untouched_outside(s_back, 0, h, static_cast<std::size_t>(w) * 4u);
+            record("rb_merge (bitwise round trip)", m_ok ? 0.0 : 1.0, 0.0, static_cast<long>(w) * h);
+            CHECK_MSG(m_ok, "rb_merge w %d h %d: merge(split(x)) != x", w, h);
+        }
+}
+
 void check_hs_table() {
     HsKernels t;
     hs_kernels_init_ref(&t);
     const HsKernels ref = t;
     hs_kernels_init_neon(&t);
     CHECK(t.hs_jacobi == hs_jacobi_neon && t.clg_jacobi == clg_jacobi_neon && t.sor_half_sweep == sor_half_sweep_neon);
-    CHECK(t.derivatives == ref.derivatives && t.tensor == ref.tensor && t.rb_split == ref.rb_split &&
-          t.clg_jacobi_plain == ref.clg_jacobi_plain);
+    CHECK(t.derivatives == hs_derivatives_neon && t.tensor == hs_tensor_neon && t.rb_split == rb_split_neon &&
+          t.rb_merge == rb_merge_neon && t.blur_h_multi == hs_blur_h_multi_neon &&
+          t.blur_v_multi == hs_blur_v_multi_neon);
+    CHECK(t.clg_jacobi_plain == ref.clg_jacobi_plain); // the convergence comparison's, reference only
 }
 
 int main() {
@@ -982,6 +1096,7 @@ int main() {
     check_iteration_stage(rng, false);
     check_pipeline(rng, false);
     check_hs_table();
+    check_hs_stages(rng);
     check_hs_jacobi(rng);
     check_hs_sor(rng);
     if (neon_has_f16_arith()) {
