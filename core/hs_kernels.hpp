@@ -13,7 +13,7 @@
 //     [j11 + a2, j12     ] [du]   [a2 m(du) - j13]
 //     [j12,      j22 + a2] [dv] = [a2 m(dv) - j23]       (a2 = alpha^2)
 // whose determinant is at least a2^2 > 0 (J is positive semi-definite).
-// Conditioning (measured in the NEON checks, tests/neon/neon_kernels.cpp): in F32 the
+// Conditioning (an estimate from the rounding of the tensor, not a measurement): in F32 the
 // determinant (j11 + a2)(j22 + a2) - j12^2 cancels when alpha is small against the gradients.
 // HS's tensor is rank one (j11 j22 = j12^2 before rounding), so its rounding leaves an error of
 // about 2^-23 j11 j22 against a2 (j11 + j22): 3.5e-5 relative at alpha 15 with 255-level
