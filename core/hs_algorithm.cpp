@@ -42,24 +42,28 @@ of_status check_hs(const of_config& cfg, const ErrorSink& err) {
 }
 
 void hs_kernels_init(of_context* ctx, of_backend cpu, bool f16) {
-    (void)f16; // no F16 kernels in the family yet (cpu_f16 false)
     hs_kernels_init_ref(&ctx->hs);
+    // NEON overrides the entries it vectorises (all but the plain point Jacobi); f16 selects the
+    // F16 Jacobi updates only where the CPU has FP16 arithmetic (neon/kernels_neon.hpp).
 #if OF_HAVE_NEON
-    if (cpu == OF_BACKEND_NEON) hs_kernels_init_neon(&ctx->hs); // the solvers; the per-warp stages stay the reference's
+    if (cpu == OF_BACKEND_NEON) hs_kernels_init_neon(&ctx->hs, f16);
 #else
     (void)cpu;
+    (void)f16;
 #endif
     ctx->rho_blur = make_gaussian(ctx->cfg.algorithm == OF_ALGO_CLG ? ctx->cfg.hs.rho : 0.0f);
 }
 
 } // namespace
 
-// NEON: the solvers in F32 (neon/hs_solvers_neon.cpp). No F16 kernels and no CUDA path yet:
-// cpu_f16, gpu_path false. One self-test function serves
-// both (it runs HS and CLG cases: core/hs_selftest.cpp); only HS's entry points at it.
-const Algorithm kHs = {OF_ALGO_HS,      "hs",  check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
-                       hs_kernels_init, false, false,    nullptr,        hs_selftest};
+// NEON: every stage and solver in F32 (neon/hs_stages_neon.cpp, neon/hs_solvers_neon.cpp); with
+// precision F16 on a CPU with FP16 arithmetic, the Jacobi updates compute their 9-point means in
+// F16 (neon/hs_f16_neon.cpp: cpu_f16 true), while the red-black SOR half-sweep and the per-warp
+// stages stay F32 (that file says why). No CUDA path yet: gpu_path false. One self-test function
+// serves both (it runs HS and CLG cases: core/hs_selftest.cpp); only HS's entry points at it.
+const Algorithm kHs = {OF_ALGO_HS,      "hs", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
+                       hs_kernels_init, true, false,    nullptr,        hs_selftest};
 const Algorithm kClg = {OF_ALGO_CLG,     "clg", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
-                        hs_kernels_init, false, false,    nullptr,        nullptr};
+                        hs_kernels_init, true,  false,    nullptr,        nullptr};
 
 } // namespace oflow

@@ -1,4 +1,5 @@
-// The NEON backend's table init and CPU feature queries (neon/kernels_neon.hpp).
+// The NEON backend's table inits (shared kernels, HS / CLG family) and CPU feature queries
+// (neon/kernels_neon.hpp).
 #include "neon/kernels_neon.hpp"
 
 #include "neon/neon_kernels.hpp"
@@ -48,6 +49,29 @@ void kernel_table_init_neon(KernelTable* t, bool f16) {
         t->tvl1_calc_p = tvl1_calc_p_f16_neon;
         t->tvl1_iter_rows = tvl1_iter_rows_f16_neon;
         t->dual_bytes = sizeof(float16_t);
+    }
+#else
+    (void)f16;
+#endif
+}
+
+void hs_kernels_init_neon(HsKernels* t, bool f16) {
+    t->derivatives = hs_derivatives_neon;
+    t->tensor = hs_tensor_neon;
+    t->blur_h_multi = hs_blur_h_multi_neon;
+    t->blur_v_multi = hs_blur_v_multi_neon;
+    t->rb_split = rb_split_neon;
+    t->rb_merge = rb_merge_neon;
+    t->hs_jacobi = hs_jacobi_neon;
+    t->clg_jacobi = clg_jacobi_neon;
+    t->sor_half_sweep = sor_half_sweep_neon;
+    // clg_jacobi_plain stays the reference's: only the convergence comparison uses it.
+#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+    // F16: the Jacobi updates (9-point means in F16, solves in F32); SOR, the per-warp stages
+    // and split / merge stay F32 (neon/hs_f16_neon.cpp says why).
+    if (f16 && neon_has_f16_arith()) {
+        t->hs_jacobi = hs_jacobi_f16_neon;
+        t->clg_jacobi = clg_jacobi_f16_neon;
     }
 #else
     (void)f16;

@@ -18,10 +18,11 @@ bool neon_has_f16_arith();
 /// Overrides the vectorised entries of t; f16 is honoured only when neon_has_f16_arith(),
 /// otherwise an F16 request fills the F32 kernels.
 void kernel_table_init_neon(KernelTable* t, bool f16);
-/// Overrides the HS / CLG entries it vectorises (F32: every stage and solver but the plain
-/// point Jacobi, which only the convergence comparison uses) on a table hs_kernels_init_ref
-/// filled.
-void hs_kernels_init_neon(HsKernels* t);
+/// Overrides the HS / CLG entries it vectorises on a table hs_kernels_init_ref filled: in F32
+/// every stage and solver but the plain point Jacobi (only the convergence comparison uses
+/// it); with f16 and neon_has_f16_arith(), HS's and CLG's Jacobi updates compute their 9-point
+/// means in F16 (neon/hs_f16_neon.cpp; the SOR half-sweep stays F32, that file says why).
+void hs_kernels_init_neon(HsKernels* t, bool f16);
 
 } // namespace oflow
 

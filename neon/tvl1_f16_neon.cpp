@@ -40,6 +40,7 @@
 
 #if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
 
+#include "neon/f16_util.hpp"
 #include "neon/neon_util.hpp"
 #include "neon/tvl1_rows_neon.hpp"
 
@@ -48,29 +49,11 @@ namespace {
 
 using namespace neon;
 
-/// Halves per F16 vector.
-const int kLanes16 = 8;
 const float kF16Max = 65504.0f;
 
 inline float16_t* half_row(const Plane& p, int y) { return reinterpret_cast<float16_t*>(p.row(y)); }
 
 inline float16x8_t dup16(float v) { return vdupq_n_f16(static_cast<float16_t>(v)); }
-
-inline float16x8_t narrow(float32x4_t lo, float32x4_t hi) {
-    return vcvt_high_f16_f32(vcvt_f16_f32(lo), hi);
-}
-inline float32x4_t widen_lo(float16x8_t v) { return vcvt_f32_f16(vget_low_f16(v)); }
-inline float32x4_t widen_hi(float16x8_t v) { return vcvt_high_f32_f16(v); }
-
-/// Eight floats from p[0 .. n) into (lo, hi); lanes from n on are 0; reads min(n, 8) floats.
-inline void load8(const float* p, int n, float32x4_t* lo, float32x4_t* hi) {
-    *lo = load_n(p, n);
-    *hi = n > kLanes ? load_n(p + kLanes, n - kLanes) : vdupq_n_f32(0.0f);
-}
-inline void store8(float* p, float32x4_t lo, float32x4_t hi, int n) {
-    store_n(p, lo, n);
-    if (n > kLanes) store_n(p + kLanes, hi, n - kLanes);
-}
 
 /// Halves p[0 .. n) (lanes from n on: 0); reads min(n, 8) halves.
 inline float16x8_t load_h(const float16_t* p, int n) {

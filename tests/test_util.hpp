@@ -256,6 +256,17 @@ inline Pair synth_pair(oflow::synth::Case c, uint32_t w, uint32_t h, uint32_t se
     return synth_pair_exposed(c, oflow::synth::Texture::Default, oflow::synth::Exposure(), w, h, seed);
 }
 
+/// Mean end-point error of a planar flow f (u plane, then v plane, each w*h) against p's truth.
+inline double mean_epe(const std::vector<float>& f, const Pair& p) {
+    const size_t n = static_cast<size_t>(p.w) * p.h;
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        const double du = f[i] - p.gu[i], dv = f[n + i] - p.gv[i];
+        s += std::sqrt(du * du + dv * dv);
+    }
+    return s / static_cast<double>(n);
+}
+
 /// Frames of a synthetic pair in format fmt (minimal strides unless given).
 struct FramePair {
     Frame prev, next;

@@ -56,16 +56,6 @@ std::vector<float> flow_of(const of_config& c, const FramePair& fp, const Pair& 
     return r;
 }
 
-double mean_epe(const std::vector<float>& f, const Pair& p) {
-    const size_t n = static_cast<size_t>(p.w) * p.h;
-    double s = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-        const double du = f[i] - p.gu[i], dv = f[n + i] - p.gv[i];
-        s += std::sqrt(du * du + dv * dv);
-    }
-    return s / static_cast<double>(n);
-}
-
 void check_case(Case k, uint32_t w, uint32_t h) {
     const Pair p = synth_pair(k, w, h, 7);
     const FramePair fp = frames_of(p, OF_PIXEL_U8);

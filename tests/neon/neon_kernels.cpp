@@ -1,12 +1,13 @@
-// neon_kernels: every NEON kernel against the reference kernel of the same stage (checkasm
-// style), on random and adversarial inputs, widths 1..641 around the vector widths (4 and 8),
-// odd pitches and row bands.
+// neon_kernels: every NEON kernel of the shared KernelTable against the reference kernel of the
+// same stage (checkasm style), on random and adversarial inputs, widths 1..641 around the vector
+// widths (4 and 8), odd pitches and row bands. The HS / CLG family: neon_hs_kernels.cpp.
 //
 // Every plane a NEON kernel sees lies between two inaccessible pages, flush against the
 // trailing one (or, in a second run, the leading one), so any read before the first or past
 // the last element of a plane faults: that is the "no over-read" contract of neon/*.cpp.
 // Row padding holds a NaN pattern (a kernel that used it would produce NaN), and afterwards
-// every byte outside the rows and columns a call may write is compared with its old value.
+// every byte outside the rows and columns a call may write is compared with its old value
+// (the harness: guarded_plane.hpp).
 //
 // Tolerances (the per-stage error is |neon - ref| / max(|ref|, S), S the stage's scale):
 //  - F32, every stage: 1e-5, with S = the magnitude of the stage's inputs (255 for images, the
@@ -23,13 +24,10 @@
 // The largest error per stage is printed (the numbers in the issue report come from here).
 #include "tests/check.hpp"
 #include "core/kernels.hpp"
-#include "core/ref/hs_ref.hpp"
 #include "core/ref/kernels_ref.hpp"
 #include "neon/kernels_neon.hpp"
 #include "neon/neon_kernels.hpp"
-
-#include <sys/mman.h>
-#include <unistd.h>
+#include "tests/neon/guarded_plane.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -38,153 +36,15 @@
 #include <vector>
 
 using namespace oflow;
+using namespace neontest;
 
 namespace {
 
-// ---- random numbers ---------------------------------------------------------------------------
-struct Rng {
-    uint64_t s;
-    explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x1234567ull) {}
-    uint32_t next() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        return static_cast<uint32_t>(s >> 32);
-    }
-    float uni(float lo, float hi) {
-        return lo + (hi - lo) * static_cast<float>(next() >> 8) * (1.0f / 16777216.0f);
-    }
-    int below(int n) { return static_cast<int>(next() % static_cast<uint32_t>(n)); }
-};
-
-// ---- guarded planes ---------------------------------------------------------------------------
-const uint32_t kPadBits = 0x7fc0deadu; // a quiet NaN
-
-/// A w x h plane, pitch floats apart, between two PROT_NONE pages. `elem` = 2 makes the last
-/// row 2w bytes long (the F16 duals), rounded up to 4 bytes so rows stay float-aligned.
-class GPlane {
-public:
-    Plane p{nullptr, 0, 0, 0};
-
-    GPlane(int w, int h, std::ptrdiff_t pitch, bool flush_end, int elem = 4) {
-        page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-        bytes_ = static_cast<std::size_t>(h - 1) * static_cast<std::size_t>(pitch) * 4u +
-                 (static_cast<std::size_t>(w) * static_cast<std::size_t>(elem) + 3u) / 4u * 4u;
-        const std::size_t span = (bytes_ + page_ - 1) / page_ * page_;
-        total_ = span + 2 * page_;
-        void* m = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        base_ = m == MAP_FAILED ? nullptr : static_cast<unsigned char*>(m);
-        if (!base_) return;
-        mprotect(base_, page_, PROT_NONE);
-        mprotect(base_ + page_ + span, page_, PROT_NONE);
-        unsigned char* d = base_ + page_ + (flush_end ? span - bytes_ : 0);
-        for (std::size_t i = 0; i < bytes_; i += 4) std::memcpy(d + i, &kPadBits, 4);
-        p = Plane{reinterpret_cast<float*>(d), w, h, pitch};
-    }
-    ~GPlane() {
-        if (base_) munmap(base_, total_);
-    }
-    GPlane(const GPlane&) = delete;
-    GPlane& operator=(const GPlane&) = delete;
-
-    bool ok() const { return base_ != nullptr; }
-    float& at(int x, int y) { return p.row(y)[x]; }
-    __fp16* half_row(int y) const { return reinterpret_cast<__fp16*>(p.row(y)); }
-    const unsigned char* bytes() const { return reinterpret_cast<const unsigned char*>(p.data); }
-    std::vector<unsigned char> snapshot() const { return std::vector<unsigned char>(bytes(), bytes() + bytes_); }
-    /// Copies the values (not the padding) of o, which has the same size.
-    void copy_from(const GPlane& o) {
-        for (int y = 0; y < p.h; ++y) std::memcpy(p.row(y), o.p.row(y), static_cast<std::size_t>(p.w) * 4u);
-    }
-    /// True when no byte differs from snap except bytes [0, row_bytes) of rows [y0, y1).
-    bool untouched_outside(const std::vector<unsigned char>& snap, int y0, int y1,
-                           std::size_t row_bytes) const {
-        const unsigned char* b = bytes();
-        const std::size_t rowb = static_cast<std::size_t>(p.pitch) * 4u;
-        for (std::size_t i = 0; i < bytes_; ++i) {
-            const int y = static_cast<int>(i / rowb);
-            const std::size_t col = i % rowb;
-            if (y >= y0 && y < y1 && col < row_bytes) continue;
-            if (b[i] != snap[i]) return false;
-        }
-        return true;
-    }
-    bool unchanged(const std::vector<unsigned char>& snap) const { return untouched_outside(snap, 0, 0, 0); }
-
-private:
-    unsigned char* base_ = nullptr;
-    std::size_t page_ = 0, bytes_ = 0, total_ = 0;
-};
-
-// ---- bookkeeping -------------------------------------------------------------------------------
-struct Stat {
-    const char* stage;
-    double max_err; // in the stage's error measure
-    double bound;
-    long values;
-};
-std::vector<Stat>& stats() {
-    static std::vector<Stat> s;
-    return s;
-}
-void record(const char* stage, double err, double bound, long n) {
-    for (Stat& s : stats())
-        if (std::strcmp(s.stage, stage) == 0) {
-            s.max_err = err > s.max_err ? err : s.max_err;
-            s.values += n;
-            return;
-        }
-    stats().push_back(Stat{stage, err, bound, n});
-}
-
-/// Error measure of one value; NaN or infinity (a wrong or missing value) gives +inf.
-double rel(float a, float b, double scale) {
-    if (!std::isfinite(a) || !std::isfinite(b)) return a == b ? 0.0 : HUGE_VAL;
-    const double d = std::fabs(static_cast<double>(a) - static_cast<double>(b));
-    const double m = std::fabs(static_cast<double>(b)) > scale ? std::fabs(static_cast<double>(b)) : scale;
-    return m > 0.0 ? d / m : d;
-}
-
-/// Max error over rows [y0, y1) of a against the reference b, each value against the scale
-/// scale(x, y).
-template <class Scale>
-double plane_err(const Plane& a, const Plane& b, int y0, int y1, Scale scale) {
-    double e = 0.0;
-    for (int y = y0; y < y1; ++y)
-        for (int x = 0; x < a.w; ++x) {
-            const double r = rel(a.row(y)[x], b.row(y)[x], scale(x, y));
-            e = r > e ? r : e;
-        }
-    return e;
-}
-
-double max_abs(const Plane& p) {
-    double m = 0.0;
-    for (int y = 0; y < p.h; ++y)
-        for (int x = 0; x < p.w; ++x) m = std::fabs(p.row(y)[x]) > m ? std::fabs(p.row(y)[x]) : m;
-    return m;
-}
-
-const double kTolF32 = 1e-5;
 const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 641};
-
-/// Odd pitch > w, or w itself (no padding) when `tight`.
-std::ptrdiff_t pitch_for(int w, bool tight) { return tight ? w : (w % 2 == 0 ? w + 1 : w + 2); }
 
 int height_for(int w, int i) {
     static const int kH[] = {1, 2, 3, 6};
     return w > 100 ? 3 : kH[i % 4];
-}
-
-// Bands to check: all rows, and an inner band.
-struct Band {
-    int y0, y1;
-};
-int bands_for(int h, Band out[2]) {
-    out[0] = Band{0, h};
-    if (h < 3) return 1;
-    out[1] = Band{h / 3, h - h / 3};
-    return 2;
 }
 
 // ---- image content ------------------------------------------------------------------------------
@@ -762,320 +622,6 @@ void check_table(bool f16) {
 
 } // namespace
 
-// ---- HS / CLG solvers (neon/hs_solvers_neon.cpp) --------------------------------------------------
-// Error scale per value: the sum of the magnitudes of the terms that make it (the 2x2 solve's
-// numerator and determinant products, HS's closed form), so that a result after cancellation
-// is compared with what cancelled; the bound is kTolF32 of that.
-double mean9_abs(const Plane& p, int x, int y) {
-    auto at = [&](int dx, int dy) {
-        const int xx = x + dx < 0 ? 0 : (x + dx >= p.w ? p.w - 1 : x + dx);
-        const int yy = y + dy < 0 ? 0 : (y + dy >= p.h ? p.h - 1 : y + dy);
-        return std::fabs(static_cast<double>(p.row(yy)[xx]));
-    };
-    return (at(-1, 0) + at(1, 0) + at(0, -1) + at(0, 1)) / 6.0 + (at(-1, -1) + at(1, -1) + at(-1, 1) + at(1, 1)) / 12.0;
-}
-double solve2_scale(double j11, double j12, double j13, double j22, double j23, double a2, double mu, double mv) {
-    const double A = j11 + a2, C = j22 + a2, B = std::fabs(j12);
-    const double r1 = a2 * mu + std::fabs(j13), r2 = a2 * mv + std::fabs(j23);
-    const double det = A * C - j12 * j12;
-    const double num = C * r1 + B * r2 + A * r2 + B * r1;
-    const double dterms = A * C + B * B;
-    const double u = num / det;
-    return (num + u * dterms) / det + 1e-30;
-}
-
-struct HsPlanes {
-    GPlane du, dv, nu, nv, ru, rv, ix, iy, it;
-    GPlane j[kHsChannels];
-    HsPlanes(int w, int h, std::ptrdiff_t pitch, bool flush)
-        : du(w, h, pitch, flush), dv(w, h, pitch, !flush), nu(w, h, pitch, flush), nv(w, h, pitch, !flush),
-          ru(w, h, pitch, true), rv(w, h, pitch, true), ix(w, h, pitch, flush), iy(w, h, pitch, !flush),
-          it(w, h, pitch, flush), j{{w, h, pitch, flush}, {w, h, pitch, !flush}, {w, h, pitch, flush},
-                                   {w, h, pitch, !flush}, {w, h, pitch, flush}} {}
-};
-
-// Gradients in [-g, g], flow in [-2, 2]; the tensor their products, smoothed-like (CLG) when
-// `mix`: j12 shrunk so that j11 j22 - j12^2 > 0, as Gaussian smoothing makes it.
-void fill_hs(HsPlanes& s, Rng& rng, float g, bool mix) {
-    const int w = s.du.p.w, h = s.du.p.h;
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const float gx = rng.uni(-g, g), gy = rng.uni(-g, g), gt = rng.uni(-g, g);
-            s.du.at(x, y) = rng.uni(-2.0f, 2.0f);
-            s.dv.at(x, y) = rng.uni(-2.0f, 2.0f);
-            s.ix.at(x, y) = gx;
-            s.iy.at(x, y) = gy;
-            s.it.at(x, y) = gt;
-            const float k = mix ? rng.uni(0.2f, 0.9f) : 1.0f;
-            s.j[kJ11].at(x, y) = gx * gx;
-            s.j[kJ12].at(x, y) = k * gx * gy;
-            s.j[kJ13].at(x, y) = gx * gt;
-            s.j[kJ22].at(x, y) = gy * gy;
-            s.j[kJ23].at(x, y) = gy * gt;
-        }
-}
-
-void check_hs_jacobi(Rng& rng) {
-    const float alphas[] = {1.0f, 15.0f, 1000.0f};
-    const float grads[] = {0.0f, 20.0f, 255.0f};
-    int case_no = 0;
-    for (int w : kWidths)
-        for (int flush = 0; flush < 2; ++flush)
-            for (int clg = 0; clg < 2; ++clg) {
-                const int h = w > 100 ? 3 : 2 + case_no % 4; // 2..5 rows: interior and border rows
-                const std::ptrdiff_t pitch = pitch_for(w, case_no % 3 == 0);
-                const float alpha = alphas[case_no % 3], g = grads[(case_no / 3) % 3];
-                ++case_no;
-                HsPlanes s(w, h, pitch, flush != 0);
-                fill_hs(s, rng, g, clg != 0);
-                HsJacobiArgs a;
-                a.du = s.du.p;
-                a.dv = s.dv.p;
-                a.ix = s.ix.p;
-                a.iy = s.iy.p;
-                a.it = s.it.p;
-                for (int c = 0; c < kHsChannels; ++c) a.j[c] = s.j[c].p;
-                a.alpha2 = alpha * alpha;
-                Band bands[2];
-                const int nb = bands_for(h, bands);
-                for (int b = 0; b < nb; ++b) {
-                    const int y0 = bands[b].y0, y1 = bands[b].y1;
-                    HsJacobiArgs r = a, n = a;
-                    r.du_next = s.ru.p;
-                    r.dv_next = s.rv.p;
-                    n.du_next = s.nu.p;
-                    n.dv_next = s.nv.p;
-                    const auto snu = s.nu.snapshot(), snv = s.nv.snapshot(), sdu = s.du.snapshot();
-                    const double cr = clg ? clg_jacobi_ref(r, y0, y1) : hs_jacobi_ref(r, y0, y1);
-                    const double cn = clg ? clg_jacobi_neon(n, y0, y1) : hs_jacobi_neon(n, y0, y1);
-                    auto scale = [&](int x, int y) {
-                        const double mu = mean9_abs(s.du.p, x, y), mv = mean9_abs(s.dv.p, x, y);
-                        if (!clg) {
-                            const double gx = std::fabs(s.ix.p.row(y)[x]), gy = std::fabs(s.iy.p.row(y)[x]);
-                            const double d = a.alpha2 + gx * gx + gy * gy;
-                            return mu + mv + (gx + gy) * (gx * mu + gy * mv + std::fabs(s.it.p.row(y)[x])) / d;
-                        }
-                        return solve2_scale(s.j[kJ11].p.row(y)[x], s.j[kJ12].p.row(y)[x], s.j[kJ13].p.row(y)[x],
-                                            s.j[kJ22].p.row(y)[x], s.j[kJ23].p.row(y)[x], a.alpha2, mu, mv);
-                    };
-                    const double e = std::fmax(plane_err(s.nu.p, s.ru.p, y0, y1, scale),
-                                               plane_err(s.nv.p, s.rv.p, y0, y1, scale));
-                    const char* stage = clg ? "clg_jacobi" : "hs_jacobi";
-                    record(stage, e, kTolF32, 2L * w * (y1 - y0));
-                    CHECK_MSG(e <= kTolF32, "%s w %d h %d alpha %g grad %g: error %.3g", stage, w, h,
-                              static_cast<double>(alpha), static_cast<double>(g), e);
-                    const double ce = std::fabs(cn - cr) / (cr > 1.0 ? cr : 1.0);
-                    record(clg ? "clg_jacobi change sum" : "hs_jacobi change sum", ce, 1e-4, 1);
-                    CHECK_MSG(ce <= 1e-4, "%s w %d: change sum %.9g vs reference %.9g", stage, w, cn, cr);
-                    const std::size_t rb = static_cast<std::size_t>(w) * 4u;
-                    CHECK(s.nu.untouched_outside(snu, y0, y1, rb) && s.nv.untouched_outside(snv, y0, y1, rb));
-                    CHECK(s.du.unchanged(sdu));
-                }
-            }
-}
-
-// One half-sweep of each colour on split planes, against the reference, in row bands.
-void check_hs_sor(Rng& rng) {
-    const float omegas[] = {0.5f, 1.0f, 1.5f};
-    const float alphas[] = {1.0f, 15.0f, 1000.0f};
-    int case_no = 0;
-    for (int w : kWidths)
-        for (int colour = 0; colour < 2; ++colour)
-            for (int flush = 0; flush < 2; ++flush) {
-                const int h = w > 100 ? 4 : 2 + case_no % 4;
-                const int hw = (w + 1) / 2;
-                const std::ptrdiff_t pitch = pitch_for(hw, case_no % 3 == 0);
-                const float omega = omegas[case_no % 3], alpha = alphas[(case_no / 3) % 3];
-                const float g = case_no % 2 ? 255.0f : 20.0f;
-                ++case_no;
-                // Split planes of one colour (this: old, new; other: current) and the tensor.
-                HsPlanes s(hw, h, pitch, flush != 0);
-                fill_hs(s, rng, g, (case_no & 2) != 0);
-                GPlane other_u(hw, h, pitch, flush == 0), other_v(hw, h, pitch, flush != 0);
-                for (int y = 0; y < h; ++y)
-                    for (int x = 0; x < hw; ++x) {
-                        other_u.at(x, y) = rng.uni(-2.0f, 2.0f);
-                        other_v.at(x, y) = rng.uni(-2.0f, 2.0f);
-                    }
-                HsSorArgs a;
-                a.u_old = s.du.p;
-                a.v_old = s.dv.p;
-                a.u_other = other_u.p;
-                a.v_other = other_v.p;
-                for (int c = 0; c < kHsChannels; ++c) a.j[c] = s.j[c].p;
-                a.alpha2 = alpha * alpha;
-                a.omega = omega;
-                a.colour = colour;
-                a.w = w;
-                Band bands[2];
-                const int nb = bands_for(h, bands);
-                for (int b = 0; b < nb; ++b) {
-                    const int y0 = bands[b].y0, y1 = bands[b].y1;
-                    HsSorArgs r = a, n = a;
-                    r.u_new = s.ru.p;
-                    r.v_new = s.rv.p;
-                    n.u_new = s.nu.p;
-                    n.v_new = s.nv.p;
-                    const auto snu = s.nu.snapshot(), snv = s.nv.snapshot(), sou = other_u.snapshot();
-                    const double cr = sor_half_sweep_ref(r, y0, y1);
-                    const double cn = sor_half_sweep_neon(n, y0, y1);
-                    // The slots of this colour in each row: (w - s + 1) / 2, s = (y + colour) & 1.
-                    double e = 0.0;
-                    for (int y = y0; y < y1; ++y) {
-                        const int slots = (w - ((y + colour) & 1) + 1) / 2;
-                        for (int k = 0; k < slots; ++k) {
-                            const double sc =
-                                std::fabs(static_cast<double>(s.du.p.row(y)[k])) + 2.0 +
-                                omega * solve2_scale(s.j[kJ11].p.row(y)[k], s.j[kJ12].p.row(y)[k],
-                                                     s.j[kJ13].p.row(y)[k], s.j[kJ22].p.row(y)[k],
-                                                     s.j[kJ23].p.row(y)[k], a.alpha2, 2.0, 2.0);
-                            e = std::fmax(e, std::fmax(rel(s.nu.p.row(y)[k], s.ru.p.row(y)[k], sc),
-                                                       rel(s.nv.p.row(y)[k], s.rv.p.row(y)[k], sc)));
-                        }
-                        // Slots past the colour's last pixel stay as they were (NaN padding).
-                        if (slots < hw) {
-                            uint32_t bits;
-                            std::memcpy(&bits, &s.nu.p.row(y)[hw - 1], 4);
-                            CHECK_MSG(bits == kPadBits || slots == hw, "sor w %d row %d: unused slot written", w, y);
-                        }
-                    }
-                    record("sor_half_sweep", e, kTolF32, 2L * hw * (y1 - y0));
-                    CHECK_MSG(e <= kTolF32, "sor_half_sweep w %d h %d colour %d omega %g alpha %g: error %.3g", w, h,
-                              colour, static_cast<double>(omega), static_cast<double>(alpha), e);
-                    const double ce = std::fabs(cn - cr) / (cr > 1.0 ? cr : 1.0);
-                    record("sor_half_sweep change sum", ce, 1e-4, 1);
-                    CHECK_MSG(ce <= 1e-4, "sor w %d: change sum %.9g vs reference %.9g", w, cn, cr);
-                    CHECK(other_u.unchanged(sou));
-                    (void)snu;
-                    (void)snv;
-                }
-            }
-}
-
-// The per-warp stages: derivatives, tensor, split and merge are the reference's operations in
-// its order (bitwise); the batched blur is blur_h/v_neon per channel (kTolF32 of the input's
-// magnitude, like blur_h / blur_v).
-bool same_rows(const Plane& a, const Plane& b, int y0, int y1) {
-    for (int y = y0; y < y1; ++y)
-        if (std::memcmp(a.row(y), b.row(y), static_cast<std::size_t>(a.w) * 4u) != 0) return false;
-    return true;
-}
-
-void check_hs_stages(Rng& rng) {
-    int case_no = 0;
-    for (int w : kWidths)
-        for (int flush = 0; flush < 2; ++flush) {
-            const int h = height_for(w, case_no);
-            const std::ptrdiff_t pitch = pitch_for(w, case_no % 3 == 0);
-            ++case_no;
-            GPlane i0(w, h, pitch, flush != 0), i1(w, h, pitch, flush == 0);
-            fill_image(i0, kFills[case_no % 5], rng);
-            fill_image(i1, kFills[(case_no + 2) % 5], rng);
-            HsPlanes r(w, h, pitch, true), n(w, h, pitch, flush != 0);
-            Band bands[2];
-            const int nb = bands_for(h, bands);
-            for (int b = 0; b < nb; ++b) {
-                const int y0 = bands[b].y0, y1 = bands[b].y1;
-                const std::size_t rb = static_cast<std::size_t>(w) * 4u;
-                // derivatives
-                const auto sx = n.ix.snapshot();
-                hs_derivatives_ref(HsDerivArgs{i0.p, i1.p, r.ix.p, r.iy.p, r.it.p}, y0, y1);
-                hs_derivatives_neon(HsDerivArgs{i0.p, i1.p, n.ix.p, n.iy.p, n.it.p}, y0, y1);
-                const bool d_ok = same_rows(n.ix.p, r.ix.p, y0, y1) && same_rows(n.iy.p, r.iy.p, y0, y1) &&
-                                  same_rows(n.it.p, r.it.p, y0, y1);
-                record("hs derivatives (bitwise)", d_ok ? 0.0 : 1.0, 0.0, 3L * w * (y1 - y0));
-                CHECK_MSG(d_ok, "hs_derivatives w %d h %d rows %d..%d: differs from the reference", w, h, y0, y1);
-                CHECK(n.ix.untouched_outside(sx, y0, y1, rb));
-                // tensor
-                HsTensorArgs tr, tn;
-                tr.ix = tn.ix = r.ix.p;
-                tr.iy = tn.iy = r.iy.p;
-                tr.it = tn.it = r.it.p;
-                for (int c = 0; c < kHsChannels; ++c) {
-                    tr.j[c] = r.j[c].p;
-                    tn.j[c] = n.j[c].p;
-                }
-                const auto sj = n.j[kJ23].snapshot();
-                hs_tensor_ref(tr, y0, y1);
-                hs_tensor_neon(tn, y0, y1);
-                bool t_ok = true;
-                for (int c = 0; c < kHsChannels; ++c) t_ok = t_ok && same_rows(n.j[c].p, r.j[c].p, y0, y1);
-                record("hs tensor (bitwise)", t_ok ? 0.0 : 1.0, 0.0, 5L * w * (y1 - y0));
-                CHECK_MSG(t_ok, "hs_tensor w %d h %d: differs from the reference", w, h);
-                CHECK(n.j[kJ23].untouched_outside(sj, y0, y1, rb));
-            }
-            // Batched blur of the 5 channels (all rows: the vertical pass reads the neighbours).
-            const Gaussian1D g = make_gaussian(case_no % 2 ? 2.0f : 0.8f);
-            Plane src[kHsChannels], dr[kHsChannels], dn[kHsChannels], vr[kHsChannels], vn[kHsChannels];
-            HsPlanes tr(w, h, pitch, true), tn(w, h, pitch, flush == 0);
-            for (int c = 0; c < kHsChannels; ++c) {
-                src[c] = r.j[c].p;
-                dr[c] = tr.j[c].p;
-                dn[c] = tn.j[c].p;
-            }
-            const Plane vr_planes[kHsChannels] = {tr.du.p, tr.dv.p, tr.nu.p, tr.nv.p, tr.ru.p};
-            const Plane vn_planes[kHsChannels] = {tn.du.p, tn.dv.p, tn.nu.p, tn.nv.p, tn.ru.p};
-            for (int c = 0; c < kHsChannels; ++c) {
-                vr[c] = vr_planes[c];
-                vn[c] = vn_planes[c];
-            }
-            hs_blur_h_multi_ref(src, dr, kHsChannels, g, 0, h);
-            hs_blur_h_multi_neon(src, dn, kHsChannels, g, 0, h);
-            hs_blur_v_multi_ref(dr, vr, kHsChannels, g, 0, h);
-            hs_blur_v_multi_neon(dr, vn, kHsChannels, g, 0, h);
-            double e = 0.0;
-            for (int c = 0; c < kHsChannels; ++c) {
-                const double sc = max_abs(src[c]) > 1.0 ? max_abs(src[c]) : 1.0;
-                auto scale = [&](int, int) { return sc; };
-                e = std::fmax(e, std::fmax(plane_err(dn[c], dr[c], 0, h, scale), plane_err(vn[c], vr[c], 0, h, scale)));
-            }
-            record("hs blur multi (5 ch)", e, kTolF32, 10L * w * h);
-            CHECK_MSG(e <= kTolF32, "hs blur multi w %d h %d: error %.3g", w, h, e);
-            // Red-black split and merge: bitwise, unused slots untouched, merge(split(x)) == x.
-            const int hw = (w + 1) / 2;
-            GPlane red(hw, h, pitch_for(hw, false), flush != 0), black(hw, h, pitch_for(hw, true), flush == 0);
-            GPlane rred(hw, h, pitch_for(hw, false), true), rblack(hw, h, pitch_for(hw, true), true);
-            const auto s_red = red.snapshot(), s_black = black.snapshot();
-            rb_split_ref(i0.p, rred.p, rblack.p, 0, h);
-            rb_split_neon(i0.p, red.p, black.p, 0, h);
-            bool s_ok = true;
-            for (int y = 0; y < h; ++y) {
-                const int nr = (w - (y & 1) + 1) / 2, nbk = (w - (1 - (y & 1)) + 1) / 2; // pixels of each colour
-                s_ok = s_ok && std::memcmp(red.p.row(y), rred.p.row(y), static_cast<std::size_t>(nr) * 4u) == 0 &&
-                       std::memcmp(black.p.row(y), rblack.p.row(y), static_cast<std::size_t>(nbk) * 4u) == 0;
-                // the slot past a colour's last pixel keeps its old bytes (the NaN pattern)
-                uint32_t bits = kPadBits;
-                if (nr < hw) std::memcpy(&bits, &red.p.row(y)[nr], 4);
-                s_ok = s_ok && bits == kPadBits;
-                bits = kPadBits;
-                if (nbk < hw) std::memcpy(&bits, &black.p.row(y)[nbk], 4);
-                s_ok = s_ok && bits == kPadBits;
-            }
-            CHECK(red.untouched_outside(s_red, 0, h, static_cast<std::size_t>(hw) * 4u) &&
-                  black.untouched_outside(s_black, 0, h, static_cast<std::size_t>(hw) * 4u));
-            record("rb_split (bitwise)", s_ok ? 0.0 : 1.0, 0.0, static_cast<long>(w) * h);
-            CHECK_MSG(s_ok, "rb_split w %d h %d: differs from the reference or wrote an unused slot", w, h);
-            GPlane back(w, h, pitch, flush == 0);
-            const auto s_back = back.snapshot();
-            rb_merge_neon(red.p, black.p, back.p, 0, h);
-            const bool m_ok = same_rows(back.p, i0.p, 0, h) && back.untouched_outside(s_back, 0, h, static_cast<std::size_t>(w) * 4u);
-            record("rb_merge (bitwise round trip)", m_ok ? 0.0 : 1.0, 0.0, static_cast<long>(w) * h);
-            CHECK_MSG(m_ok, "rb_merge w %d h %d: merge(split(x)) != x", w, h);
-        }
-}
-
-void check_hs_table() {
-    HsKernels t;
-    hs_kernels_init_ref(&t);
-    const HsKernels ref = t;
-    hs_kernels_init_neon(&t);
-    CHECK(t.hs_jacobi == hs_jacobi_neon && t.clg_jacobi == clg_jacobi_neon && t.sor_half_sweep == sor_half_sweep_neon);
-    CHECK(t.derivatives == hs_derivatives_neon && t.tensor == hs_tensor_neon && t.rb_split == rb_split_neon &&
-          t.rb_merge == rb_merge_neon && t.blur_h_multi == hs_blur_h_multi_neon &&
-          t.blur_v_multi == hs_blur_v_multi_neon);
-    CHECK(t.clg_jacobi_plain == ref.clg_jacobi_plain); // the convergence comparison's, reference only
-}
-
 int main() {
     CHECK(neon_available());
     std::printf("neon_kernels: FP16 vector arithmetic %s (compiled %s)\n",
@@ -1095,10 +641,6 @@ int main() {
     check_warp(rng);
     check_iteration_stage(rng, false);
     check_pipeline(rng, false);
-    check_hs_table();
-    check_hs_stages(rng);
-    check_hs_jacobi(rng);
-    check_hs_sor(rng);
     if (neon_has_f16_arith()) {
         check_iteration_stage(rng, true);
         check_pipeline(rng, true);
@@ -1106,11 +648,7 @@ int main() {
     } else {
         std::printf("neon_kernels: F16 kernels not checked (not built or no FP16 on this CPU)\n");
     }
-    for (const Stat& s : stats())
-        if (s.bound > 0.0)
-            std::printf("  %-36s max error %.3g (bound %.3g) over %ld values\n", s.stage, s.max_err, s.bound, s.values);
-        else
-            std::printf("  %-36s max error %.3g over %ld values\n", s.stage, s.max_err, s.values);
+    print_stats();
     std::printf("  calc_u: %ld values beyond 1e-5 of their scale, within the threshold step's condition\n",
                 conditioned_values());
     return oftest::finish("neon_kernels");
