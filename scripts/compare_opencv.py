@@ -18,10 +18,13 @@ default run should stay within 2x of it. --quick runs a subset of the grid, --ca
 cases, --jobs N runs N grid points at a time.
 
 Needs Debian's python3-opencv (cv2 with the contrib optflow module) and numpy.
---sor-anchor: one red-black SOR iteration per pixel of oflow (oflow-bench --cpu) against
-OpenCV's VariationalRefinement, 1 thread each, same size (sor_anchor() says what each computes).
+--sor-anchor: an external timing anchor for oflow's red-black SOR: one SOR iteration per pixel
+of OpenCV's VariationalRefinement (also red-black SOR on split planes; timed as the difference of
+two SOR counts) against oflow's (oflow-bench --cpu), 1 thread each, same size. sor_anchor()'s
+docstring says what each iteration computes per pixel and how the work differs.
 
-Usage: scripts/compare_opencv.py --sor-anchor [--size 640x480] [--bench build/host/samples/bench/oflow-bench]
+Usage: scripts/compare_opencv.py --sor-anchor [--size 640x480] [--repeat 5]
+           [--bench build/host/samples/bench/oflow-bench | --bench-json FILE]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli [--size 640x480] [--threads 1]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli --exposure [--quick]
            [--cases fine-texture,camera-motion] [--jobs 2] [--median 5] [--oflow-flags "..."]
@@ -190,57 +193,97 @@ def exposure_grid(a, tmp):
 
 
 def sor_anchor(a, tmp):
-    """One red-black SOR iteration per pixel, oflow against OpenCV's VariationalRefinement.
+    """One red-black SOR iteration per pixel: oflow's against OpenCV's VariationalRefinement.
 
-    Both are red-black SOR over a layout split by colour, one iteration being a red and a black
-    half-sweep, timed on one thread at the same size.
-     - OpenCV (cv2.VariationalRefinement, the EpicFlow refinement): per pixel the linearised
-       data terms (brightness and gradient constancy) and a robust smoothness term whose
-       4-neighbour weights it recomputes once per fixed-point iteration; the SOR updates du and
-       then dv (dv with the new du) from those coefficients and the weighted 4-neighbour sums.
-     - oflow (core/hs_kernels.hpp): the 9-point mean (8 neighbours), the 2x2 system solved per
-       pixel (5 tensor channels; two divisions), the over-relaxation, and the change sum.
-    So the work per pixel is comparable but not identical; the anchor says whether oflow's SOR
-    is in the same class, not which energy is cheaper. OpenCV's per-iteration cost is isolated
-    from its fixed cost (derivatives, weights, warping) by the difference of two SOR counts:
-    (t(n_hi) - t(n_lo)) / (n_hi - n_lo) / pixels, one fixed-point iteration each, median of
-    --repeat runs. oflow's figure is `oflow-bench --cpu --size WxH`'s SOR row (1 thread).
+    Both are red-black SOR over a layout split by colour, two colours ((x + y) even: red), one
+    iteration being a red and then a black half-sweep over the whole frame, here on one thread
+    at the same size. What one iteration computes per pixel differs:
+
+    OpenCV (cv2.VariationalRefinement, modules/video/src/variational_refinement.cpp,
+    RedBlackSOR_ParBody; the EpicFlow refinement): once per fixed-point iteration it builds the
+    linear system of a robust energy (brightness + gradient constancy data terms, a smoothness
+    term with one weight per pixel, recomputed from the flow) into split planes a11, a12, a22,
+    b1, b2 and the weights; every SOR iteration then reads those only. Per pixel of a colour:
+      sigma_u = w_left du_left + w du_right + w_up du_up + w du_down  (the 4 direct neighbours,
+                all of the other colour; w_left, w_up are those neighbours' weights), same for v;
+      du += omega ((sigma_u + b1 - a12 dv) / a11 - du);
+      dv += omega ((sigma_v + b2 - a12 du) / a22 - dv)   (with the du just updated);
+    in place (Gauss-Seidel inside the pixel too), no convergence sum, no early stop. 28 FLOPs
+    (14 for the two weighted sums, 7 per update with 1 division each); streamed per pixel: this colour's
+    a11 a12 a22 b1 b2 w du dv read, du dv written, the other colour's w du dv read: 13 floats,
+    52 B. Vectorised with OpenCV's universal intrinsics (4 floats: SSE2 on x86-64, NEON on ARM),
+    borders by replicated padding columns of the split planes (no branches).
+
+    oflow (core/hs_kernels.hpp, sor_half_sweep; the row `red-black sor (red + black)` of
+    `oflow-bench --cpu`): CLG's pointwise-coupled update with the 9-point local mean
+    (1/6 of the 4 direct neighbours, 1/12 of the 4 diagonal ones: 8 neighbours, the diagonal
+    ones of this colour read from before the half-sweep), the 2x2 system [j11 + a2, j12; j12,
+    j22 + a2] solved by Cramer's rule from the 5 tensor channels (2 divisions), the
+    over-relaxation from the old value into a separate output plane, and the change sum in
+    double that the driver's epsilon test uses. 47 FLOPs; streamed per pixel: this colour's old
+    u v and 5 channels read, u v written, the other colour's u v read: 11 floats, 44 B.
+
+    So oflow's iteration does about 1.7x the arithmetic on 0.85x the bytes, with twice the
+    neighbours and a true 2x2 solve where OpenCV does two scalar Gauss-Seidel steps; the anchor
+    says whether oflow's SOR is in the same class per iteration, not which energy converges
+    faster per iteration (docs/accuracy.md section 9 measures that on oflow's side).
+
+    Method. OpenCV's per-iteration cost is isolated from its fixed cost (derivatives, the
+    system, warping, split/merge) by the difference of two SOR counts at one fixed-point
+    iteration: (t(n_hi) - t(n_lo)) / (n_hi - n_lo) / pixels, each t the median of --repeat
+    calls (the two counts alternate), cv2.setNumThreads(1). oflow's figure is the SOR row of
+    `oflow-bench --cpu --no-frames --size WxH --threads 1 --json` (its kernels run on one thread in any
+    case), or of --bench-json FILE written by such a run, for every CPU path it timed.
     """
     w, h = (int(v) for v in a.size.split("x"))
     cv2.setNumThreads(1)
     rng = np.random.default_rng(7)
     base = rng.integers(0, 256, size=(h + 8, w + 8)).astype(np.float32)
     base = cv2.GaussianBlur(base, (0, 0), 1.5)
-    i0 = np.clip(base[4:h + 4, 4:w + 4], 0, 255).astype(np.uint8)
-    i1 = np.clip(base[4:h + 4, 5:w + 5], 0, 255).astype(np.uint8)  # one pixel to the left
+    base = np.clip(128 + 3 * (base - 128), 0, 255)
+    i0 = base[4:h + 4, 4:w + 4].astype(np.uint8)
+    i1 = base[4:h + 4, 5:w + 5].astype(np.uint8)  # moved one pixel to the left
 
-    def opencv_time(n):
+    n_lo, n_hi = 5, 105
+    refine = {}
+    for n in (n_lo, n_hi):
         vr = cv2.VariationalRefinement_create()
         vr.setFixedPointIterations(1)
         vr.setSorIterations(n)
-        times = []
-        for _ in range(a.repeat + 1):
+        refine[n] = vr
+    times = {n_lo: [], n_hi: []}
+    for r in range(a.repeat + 1):
+        for n in (n_lo, n_hi):
             flow = np.zeros((h, w, 2), np.float32)
             t0 = time.perf_counter()
-            vr.calc(i0, i1, flow)
-            times.append(time.perf_counter() - t0)
-        return float(np.median(times[1:]))
-
-    n_lo, n_hi = 5, 105
-    t_lo, t_hi = opencv_time(n_lo), opencv_time(n_hi)
+            refine[n].calc(i0, i1, flow)
+            if r > 0:  # the first round warms up
+                times[n].append(time.perf_counter() - t0)
+    t_lo, t_hi = float(np.median(times[n_lo])), float(np.median(times[n_hi]))
     cv_ns = (t_hi - t_lo) / (n_hi - n_lo) / (w * h) * 1e9
-    out = os.path.join(tmp, "bench.json")
-    subprocess.run([a.bench, "--cpu", "--size", f"{w}x{h}", "--threads", "1", "--json", out],
-                   check=True, stdout=subprocess.DEVNULL)
-    with open(out) as f:
-        bench = json.load(f)
-    row = [k for k in bench["kernels"] if k["name"].startswith("red-black SOR")][0]
-    of_ns = row["ns_per_px_it"]
-    print(f"SOR anchor, {w}x{h}, 1 thread (OpenCV {cv2.__version__}; oflow {bench['path']} path):")
-    print(f"  OpenCV VariationalRefinement: {cv_ns:.2f} ns/px per SOR iteration "
-          f"(1 fixed-point iteration: {t_lo * 1e3:.1f} ms with {n_lo} SOR iterations, {t_hi * 1e3:.1f} ms with {n_hi})")
-    print(f"  oflow red-black SOR:          {of_ns:.2f} ns/px per SOR iteration")
-    print(f"  OpenCV / oflow:               {cv_ns / of_ns:.2f}x")
+
+    if a.bench_json:
+        with open(a.bench_json) as f:
+            bench = json.load(f)
+    else:
+        out = os.path.join(tmp, "bench.json")
+        subprocess.run([a.bench, "--cpu", "--no-frames", "--size", f"{w}x{h}", "--threads", "1", "--json", out],
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            bench = json.load(f)
+    if (bench["width"], bench["height"]) != (w, h):
+        sys.exit(f"compare_opencv: the bench ran {bench['width']}x{bench['height']}, not {w}x{h}")
+    print(f"SOR anchor, {w}x{h}, 1 thread, ns per pixel per SOR iteration (red + black half-sweep)")
+    print(f"  OpenCV {cv2.__version__} VariationalRefinement: {cv_ns:6.2f}   "
+          f"(1 fixed-point iteration: {t_lo * 1e3:.1f} ms with {n_lo} SOR iterations, "
+          f"{t_hi * 1e3:.1f} ms with {n_hi}; median of {a.repeat})")
+    for p in bench["paths"]:
+        row = [k for k in p["kernels"] if k["name"].startswith("red-black sor")][0]
+        of_ns = row["ns_per_px_it"]
+        print(f"  oflow {p['path']:<9} sor_half_sweep x 2:    {of_ns:6.2f}   "
+              f"OpenCV / oflow {cv_ns / of_ns:.2f}x (oflow {of_ns / cv_ns:.1f}x OpenCV's time)")
+    print(f"  per pixel: OpenCV 28 FLOPs, 52 B streamed; oflow {row['flops_per_px_it']:.0f} FLOPs, "
+          f"{row['bytes_per_px_it']:.0f} B (this function's docstring)")
 
 
 def main():
@@ -249,6 +292,9 @@ def main():
     ap.add_argument("--sor-anchor", action="store_true",
                     help="time one red-black SOR iteration per pixel against cv2.VariationalRefinement")
     ap.add_argument("--bench", default="build/host/samples/bench/oflow-bench", help="oflow-bench (--sor-anchor)")
+    ap.add_argument("--bench-json", default=None,
+                    help="--sor-anchor: read oflow's side from this `oflow-bench --cpu --json` output "
+                         "(1 thread, same --size) instead of running the bench")
     ap.add_argument("--size", default="640x480", help="accuracy frames")
     ap.add_argument("--time-sizes", default="640x480,1280x720")
     ap.add_argument("--warps", type=int, default=5)

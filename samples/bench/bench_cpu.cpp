@@ -1,38 +1,103 @@
-// oflow-bench --cpu: timings of the CPU path's kernels and whole frames, in every build.
+// oflow-bench --cpu: timings of the CPU paths' kernels and whole frames, in every build (with
+// or without CUDA).
 //
-// The kernels are the ones a context of the CPU path installs (of_create with backend AUTO on a
-// build without a GPU at hand: NEON on aarch64, the reference elsewhere; --reference forces the
-// reference), called directly on one thread over a whole --size plane (default 640x480), so that
-// kernels added later are timed without touching this file. Rows, in ns per pixel per
-// iteration (median of repeats), each beside the plain two-kernel F32 TV-L1 baseline
-// (tvl1_calc_u then tvl1_calc_p) as a ratio:
-//   TV-L1 fused row pipeline (tvl1_iter_rows, where the path has one); HS Jacobi; CLG coupled
-//   Jacobi; plain point Jacobi; red-black SOR (one iteration = the red and the black
-//   half-sweep); and the per-warp stages (warp_image, derivatives, tensor, the 5-channel blur
-//   at rho 2, the red-black split of the 5 channels).
-// Each row carries the bytes per pixel it moves (counted from the kernel: every plane read or
-// written once per pixel, neighbours from cache) and its share of the copy bandwidth (memcpy of
-// a buffer larger than the caches, one thread, read + write counted).
-// Then whole frames through of_process (core/synth.hpp smooth-field pair at --size, each
-// algorithm's defaults but 3 warps x 50 iterations, epsilon 0: a fixed amount of work) at 1
-// thread and at --threads.
-// --json FILE writes the rows (scripts/compare_opencv.py --sor-anchor reads the SOR row).
-// --smoke: 64x48, few repeats: checks the tool (tests/bench_smoke), measures nothing.
+// Paths. The reference path always; on aarch64 builds also NEON F32, and NEON F16 where the
+// CPU has FP16 arithmetic (the context then reports precision F16 and installs the half-dual
+// TV-L1 kernels, KernelTable::dual_bytes 2). Each path's kernels come from real contexts:
+// of_create with config.backend REFERENCE or NEON (precision F16 for the third) and the
+// algorithm in question (TV-L1; HS for HS Jacobi; CLG for the coupled and the plain Jacobi and
+// the per-warp stages; CLG with red-black SOR for the SOR row), then its ctx->kt / ctx->hs
+// entries are called directly over the whole plane, on one thread. A kernel that a path
+// installs later is timed without a change here. --reference keeps the reference path only.
+//
+// Kernel rows, ns per pixel per iteration (per call for the per-warp stages), the median of
+// repeats after a warm-up, on a textured random pair at --size (default 640x480): the derived
+// planes are what the kernels themselves make of it (tvl1_warp at flow 0 for TV-L1's
+// linearisation; warp_image, derivatives, tensor and the rho blur for HS/CLG), and the
+// iterations run on from zero as the drivers' would.
+//   - the plain two-kernel F32 TV-L1 iteration (tvl1_calc_u then tvl1_calc_p): the baseline,
+//     printed first; every row is also given as its time over the baseline's (the F16 path's
+//     baseline is the NEON F32 one);
+//   - TV-L1 fused row pipeline (tvl1_iter_rows over all rows: one whole iteration), where the
+//     path has one (the reference has none: it says so);
+//   - HS Jacobi (hs_jacobi), CLG pointwise-coupled Jacobi (clg_jacobi), plain point Jacobi
+//     (clg_jacobi_plain);
+//   - red-black SOR: one iteration = the red and the black sor_half_sweep on split planes
+//     (core/hs_level_cpu.cpp's layout: both halves of a row in one plane, hs_split_views);
+//   - per-warp stages: warp_image, derivatives, tensor, blur_h_multi + blur_v_multi of the 5
+//     tensor channels at rho 2 (the CLG context's rho_blur), rb_split of the 5 channels.
+//
+// Bytes per pixel per iteration (compulsory traffic): every plane a kernel streams is counted
+// once per pixel for each read and once for each write; neighbours (rows y-1, y+1, x-1, x+1,
+// the bicubic and Gaussian taps) come from cache. Write-allocate reads of written planes are
+// not counted (they would add 4 B per written F32 plane where the store misses). Per kernel:
+//   calc_u   reads u1 u2, p11 p12 p21 p22, i1wx i1wy grad rho_c; writes u1 u2
+//   calc_p   reads u1 u2, p11..p22; writes p11..p22   (p: KernelTable::dual_bytes each)
+//   iter_rows reads u1 u2, p11..p22, i1wx i1wy grad rho_c; writes u1 u2, p11..p22
+//   hs_jacobi reads du dv ix iy it; writes du' dv'                      7 x 4 = 28 B
+//   clg_jacobi / clg_jacobi_plain read du dv j11..j23; write du' dv'     9 x 4 = 36 B
+//   SOR iteration: per half-sweep, per pixel of its colour: this colour's old u v and 5 tensor
+//     channels, the other colour's u v (the rows y-1..y+1 of one plane: once), writes u' v':
+//     11 floats per pixel of the colour; each pixel is of one colour     11 x 4 = 44 B
+//   warp_image reads u1 u2, i1 (its 4x4 taps from cache); writes out     4 x 4 = 16 B
+//     (frame 0 is read only where x + u leaves the frame)
+//   derivatives reads i0 i1w; writes ix iy it                             5 x 4 = 20 B
+//   tensor reads ix iy it; writes 5 channels                              8 x 4 = 32 B
+//   blur h + v, 5 channels: h reads 5 writes 5, v reads 5 writes 5       20 x 4 = 80 B
+//   rb_split, 5 channels: reads 5 full planes, writes 5 x (red + black)  10 x 4 = 40 B
+// FLOPs per pixel per iteration, counted from the reference code (core/ref/): add, subtract,
+// multiply, divide and square root 1 each (an FMA 2), negations, comparisons, selects, floor
+// and conversions 0; the double change sums counted like floats. Per kernel:
+//   calc_u 26: rho = rc + ix u1 + iy u2 (4), lt g (1), the threshold's middle branch
+//     f = -rho / g, f ix, f iy (3), two backward divergences (3 + 3), u + d + theta div (3 + 3),
+//     change sum (6).
+//   calc_p 28: 4 forward differences, per component 1 + k sqrt(a^2 + b^2) (6 + 6), four dual
+//     updates (p + k g) / n (4 x 3).  Baseline and iter_rows: 54.
+//   9-point mean (core/ref/hs_solvers_ref.cpp mean9) 9: 6 adds, 2 multiplies, 1 add; two: 18.
+//   hs_jacobi 38: means 18, n = gx mu + gy mv + gt (4), d = a2 + gx^2 + gy^2 (4),
+//     mu - gx n / d and mv - gy n / d (6), change sum (6).
+//   clg_jacobi 41: means 18, the 2x2 solve by Cramer's rule (A, C 2; r1, r2 4; det 3; two
+//     numerators and divisions 8: 17), change sum 6.
+//   clg_jacobi_plain 36: means 18, two updates (a2 m - j12 d - j13) / (j11 + a2) (12), sum 6.
+//   SOR 47: means 18, the 2x2 solve 17, (1 - omega) old + omega new twice (6; 1 - omega
+//     hoisted), change sum 6.
+//   warp_image 82: x + u, y + v (2), fractions (2), 2 x 4 Keys weights (2 x 19), 4x4 taps
+//     (16 x 2 + 4 x 2 = 40).
+//   derivatives 24: three brackets of 7 adds and one multiply.  tensor 5 multiplies.
+//   blur 10 x (1 + 3 r) for taps radius r (per channel and pass: k0 s, then r times
+//     k (l + r) accumulated); r = 6 at rho 2: 190.   rb_split 0.
+// Each row gives its GB/s (bytes / ns) and their share of the machine's copy bandwidth
+// (memcpy of a 64 MiB buffer, one thread, read + write counted, median of 9). The header also
+// gives a 4 MiB copy's: at 640x480 a kernel's planes may sit in a large last-level cache.
+//
+// Then whole frames through of_process: the core/synth.hpp smooth-field pair at --size (F32
+// frames), every other setting of_config_init's default (backend AUTO; on a GPU machine the
+// CPU path is asked for instead), at 1 thread and at --threads (default: all cores), median
+// of 3 after a warm-up, with the inner iterations run (of_info.last_iterations).
+//
+// --json FILE writes every row (scripts/compare_opencv.py --sor-anchor reads the SOR row);
+// --no-frames skips the whole frames.
+// --smoke: 64x48, few repeats: checks that the tool runs and prints every row
+// (samples/bench/bench_smoke_check.cmake, CTest bench_cpu_smoke); it measures nothing.
 #include "samples/bench/bench_cpu.hpp"
 
 #include "core/context.hpp"
 #include "core/hs_kernels.hpp"
+#include "core/hs_level_cpu.hpp"
 #include "core/synth.hpp"
 #include "oflow.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -44,6 +109,7 @@ struct CpuOpts {
     int threads = 0; // 0: hardware_concurrency
     bool reference = false;
     bool smoke = false;
+    bool frames = true; // --no-frames: the kernel rows only
     const char* json = nullptr;
 };
 
@@ -53,9 +119,9 @@ double median_of(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Median seconds of `reps` runs of f (after one warm-up run).
-double time_of(int reps, const std::function<void()>& f) {
-    f();
+// Median seconds of `reps` runs of f, after `warm` runs.
+double time_of(int reps, int warm, const std::function<void()>& f) {
+    for (int i = 0; i < warm; ++i) f();
     std::vector<double> s;
     for (int i = 0; i < reps; ++i) {
         const Clock::time_point t0 = Clock::now();
@@ -65,100 +131,204 @@ double time_of(int reps, const std::function<void()>& f) {
     return median_of(s);
 }
 
-// memcpy bandwidth, one thread, 64 MiB, read + write counted.
-double copy_gbps(bool smoke) {
-    const size_t n = smoke ? (1u << 20) : (64u << 20);
+// memcpy bandwidth, one thread, read + write counted: of `bytes` (64 MiB: larger than the
+// caches; the smoke run 1 MiB).
+double copy_gbps(size_t bytes, bool smoke) {
+    const size_t n = bytes;
     std::vector<unsigned char> a(n, 1), b(n, 2);
-    const double s = time_of(smoke ? 2 : 9, [&] {
+    const double s = time_of(smoke ? 2 : 9, 1, [&] {
         std::memcpy(b.data(), a.data(), n);
-        a[n / 2] = b[n / 3]; // keep the copy observable
+        a[n / 2] = static_cast<unsigned char>(b[n / 3] + 1); // keep the copy observable
     });
     return 2.0 * static_cast<double>(n) / s * 1e-9;
 }
 
-// A w x h float plane filled with a texture.
+// A w x h float plane, rows 64-byte aligned, pitch a multiple of 16 floats (the arena's).
 struct Buf {
-    std::vector<float> v;
+    std::unique_ptr<float, void (*)(void*)> mem{nullptr, std::free};
     oflow::Plane p{};
-    Buf(int w, int h, float scale, unsigned seed) : v(static_cast<size_t>(w) * static_cast<size_t>(h)) {
-        unsigned s = seed * 2654435761u + 1u;
-        for (float& x : v) {
-            s = s * 1664525u + 1013904223u;
-            x = scale * static_cast<float>(s >> 8) * (1.0f / 16777216.0f);
+    Buf(int w, int h) {
+        const std::ptrdiff_t pitch = (w + 15) / 16 * 16;
+        const size_t bytes = static_cast<size_t>(pitch) * static_cast<size_t>(h) * sizeof(float);
+        mem.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+        if (!mem) {
+            std::fprintf(stderr, "oflow-bench --cpu: out of memory\n");
+            std::exit(1);
         }
-        p = oflow::Plane{v.data(), w, h, w};
+        std::memset(mem.get(), 0, bytes);
+        p = oflow::Plane{mem.get(), w, h, pitch};
     }
 };
 
+enum Kind { kIter, kStage }; // per inner iteration, or per call (once per warp)
+
 struct Row {
     std::string name;
-    double ns_px;      // per pixel per iteration (or per call, for the per-warp stages)
-    double bytes_px;   // bytes moved per pixel per iteration
+    Kind kind;
+    bool present;   // false: the path has no such kernel (tvl1_iter_rows on the reference)
+    double ns_px;   // per pixel per iteration (per call for the stages)
+    double bytes;   // per pixel per iteration
+    double flops;   // per pixel per iteration
 };
 
-of_context* make_ctx(of_algorithm algo, const CpuOpts& o, of_solver solver = OF_SOLVER_JACOBI) {
+struct PathResult {
+    std::string name;  // "reference", "NEON", "NEON F16"
+    double base_ns;    // the baseline its rows are divided by
+    const char* base_of;
+    std::vector<Row> rows;
+};
+
+// The rows every path prints, in order (bench_smoke_check.cmake checks the same list).
+const char* const kRowNames[] = {"tvl1 calc_u + calc_p (baseline)",
+                                 "tvl1 iter_rows (fused rows)",
+                                 "hs jacobi",
+                                 "clg coupled jacobi",
+                                 "clg plain point jacobi",
+                                 "red-black sor (red + black)",
+                                 "stage warp_image (bicubic)",
+                                 "stage derivatives",
+                                 "stage tensor (5 ch)",
+                                 "stage tensor blur rho 2 (5 ch, h + v)",
+                                 "stage rb_split (5 ch)"};
+const int kRowCount = static_cast<int>(sizeof kRowNames / sizeof kRowNames[0]);
+
+of_info info_of(of_context* ctx) {
+    of_info in;
+    std::memset(&in, 0, sizeof in);
+    in.struct_size = sizeof in;
+    of_get_info(ctx, &in);
+    return in;
+}
+
+// A context of `algo` on exactly (backend, precision), one thread, for w x h; null when the
+// build or the CPU has no such path (why says why).
+of_context* path_ctx(of_algorithm algo, of_solver solver, of_backend backend, of_precision prec, const CpuOpts& o,
+                     std::string* why) {
     of_config c;
     of_config_init(&c, algo);
     c.max_width = static_cast<uint32_t>(o.w);
     c.max_height = static_cast<uint32_t>(o.h);
-    c.backend = o.reference ? OF_BACKEND_REFERENCE : OF_BACKEND_AUTO;
+    c.backend = backend;
+    c.precision = prec;
     c.hs.solver = solver;
     c.threads = 1;
     of_context* ctx = nullptr;
     if (of_create(&c, &ctx) != OF_OK) {
-        std::fprintf(stderr, "oflow-bench --cpu: of_create: %s\n", of_last_error(nullptr));
+        *why = of_last_error(nullptr);
         return nullptr;
-    }
-    of_info in;
-    std::memset(&in, 0, sizeof in);
-    in.struct_size = sizeof in;
-    of_get_info(ctx, &in);
-    if (in.backend == OF_BACKEND_CUDA) { // a GPU build on a GPU machine: the CPU path is asked for
-        of_destroy(ctx);
-        c.backend = OF_BACKEND_REFERENCE;
-        if (of_create(&c, &ctx) != OF_OK) return nullptr;
     }
     return ctx;
 }
 
-const char* backend_of(of_context* ctx) {
-    of_info in;
-    std::memset(&in, 0, sizeof in);
-    in.struct_size = sizeof in;
-    of_get_info(ctx, &in);
-    return in.backend == OF_BACKEND_NEON ? "NEON" : "reference";
+// The textured random pair: blurred noise (sigma 1.2) for frame 0, frame 1 = frame 0 moved by
+// (0.6, -0.4) px (bilinear), both 0..255.
+void make_pair(int w, int h, Buf* i0, Buf* i1) {
+    std::vector<float> noise(static_cast<size_t>(w + 8) * static_cast<size_t>(h + 8)), tmp(noise.size());
+    unsigned s = 12345u;
+    for (float& x : noise) {
+        s = s * 1664525u + 1013904223u;
+        x = static_cast<float>(s >> 8) * (255.0f / 16777216.0f);
+    }
+    const oflow::Gaussian1D g = oflow::make_gaussian(1.2f);
+    const oflow::Plane pn{noise.data(), w + 8, h + 8, w + 8}, pt{tmp.data(), w + 8, h + 8, w + 8};
+    oflow::KernelTable ref;
+    oflow::kernel_table_init_ref(&ref);
+    ref.blur_h(pn, pt, g, 0, h + 8);
+    ref.blur_v(pt, pn, g, 0, h + 8);
+    // Stretch the blurred noise (about 128 +- 30) back to most of 0..255.
+    auto tex = [&](float x, float y) {
+        const int ix = static_cast<int>(std::floor(x)), iy = static_cast<int>(std::floor(y));
+        const float fx = x - static_cast<float>(ix), fy = y - static_cast<float>(iy);
+        const float* r0 = pn.row(iy);
+        const float* r1 = pn.row(iy + 1);
+        const float v = (1 - fy) * ((1 - fx) * r0[ix] + fx * r0[ix + 1]) + fy * ((1 - fx) * r1[ix] + fx * r1[ix + 1]);
+        return std::min(255.0f, std::max(0.0f, 128.0f + 3.0f * (v - 128.0f)));
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            i0->p.row(y)[x] = tex(static_cast<float>(x + 4), static_cast<float>(y + 4));
+            i1->p.row(y)[x] = tex(static_cast<float>(x + 4) - 0.6f, static_cast<float>(y + 4) + 0.4f);
+        }
 }
 
-int kernel_rows(const CpuOpts& o, std::vector<Row>* rows, const char** path) {
-    const int w = o.w, h = o.h, reps = o.smoke ? 2 : 15;
+// The rows of one path. Returns false (why set) when the path is not available here.
+bool time_path(const CpuOpts& o, of_backend backend, of_precision prec, PathResult* out, std::string* why) {
+    const int w = o.w, h = o.h, reps = o.smoke ? 2 : 15, warm = o.smoke ? 1 : 3;
     const double px = static_cast<double>(w) * static_cast<double>(h);
-    of_context* tv = make_ctx(OF_ALGO_TVL1, o);
-    of_context* hs = make_ctx(OF_ALGO_CLG, o);
-    if (!tv || !hs) return 1;
-    *path = backend_of(hs);
-    const oflow::KernelTable& kt = tv->kt;
-    const oflow::HsKernels& k = hs->hs;
-    auto add = [&](const char* name, double seconds, double bytes) {
-        rows->push_back(Row{name, seconds / px * 1e9, bytes});
+    of_context* tv = path_ctx(OF_ALGO_TVL1, OF_SOLVER_JACOBI, backend, prec, o, why);
+    if (!tv) return false;
+    const of_info tvi = info_of(tv);
+    if (tvi.backend != backend || (prec == OF_PRECISION_F16 && tvi.precision != OF_PRECISION_F16)) {
+        *why = std::string("runs as ") + (tvi.precision == OF_PRECISION_F16 ? "F16" : "F32") + ": " + tvi.reason;
+        of_destroy(tv);
+        return false;
+    }
+    // HS/CLG get the same request: whatever F16 entries the path installs for them are timed
+    // (the planes stay F32 on every path: core/hs_kernels.hpp), the F32 ones otherwise.
+    of_context* hs = path_ctx(OF_ALGO_HS, OF_SOLVER_JACOBI, backend, prec, o, why);
+    of_context* clg = path_ctx(OF_ALGO_CLG, OF_SOLVER_JACOBI, backend, prec, o, why);
+    of_context* sor = path_ctx(OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, backend, prec, o, why);
+    if (!hs || !clg || !sor) {
+        of_destroy(tv);
+        of_destroy(hs);
+        of_destroy(clg);
+        of_destroy(sor);
+        return false;
+    }
+    auto add = [&](int i, Kind kind, double seconds, double bytes, double flops) {
+        out->rows.push_back(Row{kRowNames[i], kind, true, seconds / px * 1e9, bytes, flops});
     };
 
-    // TV-L1: u1, u2, p11..p22 in/out, i1wx, i1wy, grad, rho_c in (F32 duals).
-    Buf u1(w, h, 0.5f, 1), u2(w, h, 0.5f, 2), p11(w, h, 0.1f, 3), p12(w, h, 0.1f, 4), p21(w, h, 0.1f, 5),
-        p22(w, h, 0.1f, 6), gx(w, h, 20.0f, 7), gy(w, h, 20.0f, 8), g2(w, h, 800.0f, 9), rc(w, h, 10.0f, 10);
-    oflow::Tvl1IterArgs ta{u1.p, u2.p, p11.p, p12.p, p21.p, p22.p, gx.p, gy.p, g2.p, rc.p, 0.045f, 0.3f, 0.25f / 0.3f};
-    // calc_u reads u, p (4), grad terms (4), writes u (2): 12 floats; calc_p reads u (2), p (4), writes p (4): 10.
-    add("tvl1 calc_u + calc_p (baseline)", time_of(reps, [&] {
+    Buf i0(w, h), i1(w, h);
+    make_pair(w, h, &i0, &i1);
+
+    // ---- TV-L1: linearised at flow 0 by the path's own tvl1_warp, duals from zero ----
+    const oflow::KernelTable& kt = tv->kt;
+    const double db = static_cast<double>(kt.dual_bytes);
+    Buf u1(w, h), u2(w, h), p11(w, h), p12(w, h), p21(w, h), p22(w, h), i1x(w, h), i1y(w, h), i1w(w, h), wx(w, h),
+        wy(w, h), g2(w, h), rc(w, h);
+    kt.gradient(i1.p, i1x.p, i1y.p, 0, h);
+    kt.tvl1_warp(oflow::Tvl1WarpArgs{i0.p, i1.p, i1x.p, i1y.p, u1.p, u2.p, i1w.p, wx.p, wy.p, g2.p, rc.p}, 0, h);
+    const of_config& tc = tv->cfg;
+    const oflow::Tvl1IterArgs ta{u1.p, u2.p, p11.p, p12.p, p21.p, p22.p, wx.p, wy.p, g2.p, rc.p,
+                                 tc.tvl1.lambda * tc.tvl1.theta, tc.tvl1.theta, tc.tvl1.tau / tc.tvl1.theta};
+    add(0, kIter, time_of(reps, warm, [&] {
             kt.tvl1_calc_u(ta, 0, h);
             kt.tvl1_calc_p(ta, 0, h);
         }),
-        4.0 * 22);
+        4.0 * 10 + db * 12, 54);
     if (kt.tvl1_iter_rows)
-        add("tvl1 iter_rows (fused rows)", time_of(reps, [&] { kt.tvl1_iter_rows(ta, 0, h); }), 4.0 * 12);
+        add(1, kIter, time_of(reps, warm, [&] { kt.tvl1_iter_rows(ta, 0, h); }), 4.0 * 8 + db * 8, 54);
+    else
+        out->rows.push_back(Row{kRowNames[1], kIter, false, 0.0, 4.0 * 8 + db * 8, 54});
 
-    // HS / CLG: du, dv in, du', dv' out; HS reads ix, iy, it; CLG the 5 tensor channels.
-    Buf du(w, h, 1.0f, 11), dv(w, h, 1.0f, 12), nu(w, h, 0.0f, 13), nv(w, h, 0.0f, 14), ix(w, h, 30.0f, 15),
-        iy(w, h, 30.0f, 16), it(w, h, 30.0f, 17);
-    Buf j0(w, h, 900.0f, 18), j1(w, h, 300.0f, 19), j2(w, h, 900.0f, 20), j3(w, h, 900.0f, 21), j4(w, h, 900.0f, 22);
+    // ---- HS / CLG: frame 1 warped at flow 0, cube derivatives, tensor, rho blur ----
+    const oflow::HsKernels& kc = clg->hs;
+    Buf hw_(w, h), ix(w, h), iy(w, h), it(w, h), zu(w, h), zv(w, h);
+    std::vector<std::unique_ptr<Buf>> jb, tb, jo;
+    oflow::Plane jp[oflow::kHsChannels], tp[oflow::kHsChannels], op[oflow::kHsChannels];
+    for (int c = 0; c < oflow::kHsChannels; ++c) {
+        jb.emplace_back(new Buf(w, h));
+        tb.emplace_back(new Buf(w, h));
+        jo.emplace_back(new Buf(w, h));
+        jp[c] = jb.back()->p;
+        tp[c] = tb.back()->p;
+        op[c] = jo.back()->p;
+    }
+    clg->kt.warp_image(i0.p, i1.p, zu.p, zv.p, hw_.p, 0, h);
+    const oflow::HsDerivArgs da{i0.p, hw_.p, ix.p, iy.p, it.p};
+    kc.derivatives(da, 0, h);
+    oflow::HsTensorArgs tna;
+    tna.ix = ix.p;
+    tna.iy = iy.p;
+    tna.it = it.p;
+    for (int c = 0; c < oflow::kHsChannels; ++c) tna.j[c] = jp[c];
+    kc.tensor(tna, 0, h);
+    const oflow::Gaussian1D& rho = clg->rho_blur;
+    kc.blur_h_multi(jp, tp, oflow::kHsChannels, rho, 0, h);
+    kc.blur_v_multi(tp, jp, oflow::kHsChannels, rho, 0, h);
+
+    Buf du(w, h), dv(w, h), nu(w, h), nv(w, h);
     oflow::HsJacobiArgs ja;
     ja.du = du.p;
     ja.dv = dv.p;
@@ -167,89 +337,101 @@ int kernel_rows(const CpuOpts& o, std::vector<Row>* rows, const char** path) {
     ja.ix = ix.p;
     ja.iy = iy.p;
     ja.it = it.p;
-    const oflow::Plane jp[oflow::kHsChannels] = {j0.p, j1.p, j2.p, j3.p, j4.p};
     for (int c = 0; c < oflow::kHsChannels; ++c) ja.j[c] = jp[c];
-    ja.alpha2 = 225.0f;
-    add("hs jacobi", time_of(reps, [&] { k.hs_jacobi(ja, 0, h); }), 4.0 * 7);
-    add("clg coupled jacobi", time_of(reps, [&] { k.clg_jacobi(ja, 0, h); }), 4.0 * 9);
-    add("clg plain point jacobi", time_of(reps, [&] { k.clg_jacobi_plain(ja, 0, h); }), 4.0 * 9);
+    ja.alpha2 = clg->cfg.hs.alpha * clg->cfg.hs.alpha;
+    // Each row starts from zero and swaps iterates as the driver does.
+    auto jacobi_row = [&](double (*fn)(const oflow::HsJacobiArgs&, int, int)) {
+        oflow::HsJacobiArgs a = ja;
+        std::memset(du.mem.get(), 0, static_cast<size_t>(du.p.pitch) * static_cast<size_t>(h) * sizeof(float));
+        std::memset(dv.mem.get(), 0, static_cast<size_t>(dv.p.pitch) * static_cast<size_t>(h) * sizeof(float));
+        return time_of(reps, warm, [&] {
+            fn(a, 0, h);
+            std::swap(a.du, a.du_next);
+            std::swap(a.dv, a.dv_next);
+        });
+    };
+    add(2, kIter, jacobi_row(hs->hs.hs_jacobi), 4.0 * 7, 38);
+    add(3, kIter, jacobi_row(kc.clg_jacobi), 4.0 * 9, 41);
+    add(4, kIter, jacobi_row(kc.clg_jacobi_plain), 4.0 * 9, 36);
 
-    // Red-black SOR: the tensor split into colour halves, the increment too (core/hs_level_cpu.cpp).
-    const int hw = (w + 1) / 2;
-    std::vector<Buf> halves;
-    halves.reserve(2 * oflow::kHsChannels + 8);
+    // Red-black SOR on the split layout of core/hs_level_cpu.cpp: the five tensor channels
+    // split into the halves of five full planes, the increment iterating in the halves of
+    // two pairs of full planes (old, new), swapped after each iteration.
+    const oflow::HsKernels& ks = sor->hs;
     oflow::HsSorArgs red, black;
     for (int c = 0; c < oflow::kHsChannels; ++c) {
-        halves.emplace_back(hw, h, 0.0f, 30u + static_cast<unsigned>(c));
-        red.j[c] = halves.back().p;
-        halves.emplace_back(hw, h, 0.0f, 40u + static_cast<unsigned>(c));
-        black.j[c] = halves.back().p;
-        k.rb_split(jp[c], red.j[c], black.j[c], 0, h);
+        oflow::hs_split_views(op[c], &red.j[c], &black.j[c]);
+        ks.rb_split(jp[c], red.j[c], black.j[c], 0, h);
     }
-    oflow::Plane sp[8];
-    for (int i = 0; i < 8; ++i) {
-        halves.emplace_back(hw, h, 1.0f, 50u + static_cast<unsigned>(i));
-        sp[i] = halves.back().p;
-    }
-    red.u_old = sp[0], red.v_old = sp[1], red.u_other = sp[2], red.v_other = sp[3], red.u_new = sp[4], red.v_new = sp[5];
-    black.u_old = sp[2], black.v_old = sp[3], black.u_other = sp[4], black.v_other = sp[5], black.u_new = sp[6],
-    black.v_new = sp[7];
+    Buf su(w, h), sv(w, h), tu(w, h), tv2(w, h);
     for (oflow::HsSorArgs* a : {&red, &black}) {
-        a->alpha2 = 225.0f;
-        a->omega = 1.4f;
+        a->alpha2 = sor->cfg.hs.alpha * sor->cfg.hs.alpha;
+        a->omega = sor->cfg.hs.omega;
         a->w = w;
     }
     red.colour = 0;
     black.colour = 1;
-    // Per pixel of the full plane: its colour's old u, v and 5 tensor channels in, u', v' out,
-    // the other colour's u, v in (from cache: each is read by the neighbouring half-sweep too).
-    add("red-black SOR (red + black)", time_of(reps, [&] {
-            k.sor_half_sweep(red, 0, h);
-            k.sor_half_sweep(black, 0, h);
+    oflow::Plane old_u = su.p, old_v = sv.p, new_u = tu.p, new_v = tv2.p;
+    add(5, kIter, time_of(reps, warm, [&] {
+            oflow::Plane ur_o, ub_o, vr_o, vb_o, ur_n, ub_n, vr_n, vb_n;
+            oflow::hs_split_views(old_u, &ur_o, &ub_o);
+            oflow::hs_split_views(old_v, &vr_o, &vb_o);
+            oflow::hs_split_views(new_u, &ur_n, &ub_n);
+            oflow::hs_split_views(new_v, &vr_n, &vb_n);
+            red.u_old = ur_o, red.v_old = vr_o, red.u_other = ub_o, red.v_other = vb_o;
+            red.u_new = ur_n, red.v_new = vr_n;
+            black.u_old = ub_o, black.v_old = vb_o, black.u_other = ur_n, black.v_other = vr_n;
+            black.u_new = ub_n, black.v_new = vb_n;
+            ks.sor_half_sweep(red, 0, h);
+            ks.sor_half_sweep(black, 0, h);
+            std::swap(old_u, new_u);
+            std::swap(old_v, new_v);
         }),
-        4.0 * 9);
+        4.0 * 11, 47);
 
-    // Per-warp stages.
-    Buf i0(w, h, 255.0f, 60), i1(w, h, 255.0f, 61), out(w, h, 0.0f, 62);
-    add("stage warp_image (bicubic)", time_of(reps, [&] { kt.warp_image(i0.p, i1.p, u1.p, u2.p, out.p, 0, h); }),
-        4.0 * 5);
-    oflow::HsDerivArgs da{i0.p, i1.p, ix.p, iy.p, it.p};
-    add("stage hs derivatives", time_of(reps, [&] { k.derivatives(da, 0, h); }), 4.0 * 5);
-    oflow::HsTensorArgs tna;
-    tna.ix = ix.p;
-    tna.iy = iy.p;
-    tna.it = it.p;
-    for (int c = 0; c < oflow::kHsChannels; ++c) tna.j[c] = jp[c];
-    add("stage tensor (5 channels)", time_of(reps, [&] { k.tensor(tna, 0, h); }), 4.0 * 8);
-    const oflow::Gaussian1D g = oflow::make_gaussian(2.0f);
-    std::vector<Buf> tmp;
-    tmp.reserve(oflow::kHsChannels);
-    oflow::Plane tp[oflow::kHsChannels];
-    for (int c = 0; c < oflow::kHsChannels; ++c) {
-        tmp.emplace_back(w, h, 0.0f, 70u + static_cast<unsigned>(c));
-        tp[c] = tmp.back().p;
-    }
-    add("stage tensor blur rho 2 (5 ch, h+v)", time_of(reps, [&] {
-            k.blur_h_multi(jp, tp, oflow::kHsChannels, g, 0, h);
-            k.blur_v_multi(tp, jp, oflow::kHsChannels, g, 0, h);
+    // ---- per-warp stages (the CLG context's; warp_image at the Jacobi iterate du, dv) ----
+    Buf wout(w, h);
+    add(6, kStage, time_of(reps, warm, [&] { clg->kt.warp_image(i0.p, i1.p, du.p, dv.p, wout.p, 0, h); }), 4.0 * 4, 82);
+    add(7, kStage, time_of(reps, warm, [&] { kc.derivatives(da, 0, h); }), 4.0 * 5, 24);
+    oflow::HsTensorArgs tno = tna;
+    for (int c = 0; c < oflow::kHsChannels; ++c) tno.j[c] = op[c];
+    add(8, kStage, time_of(reps, warm, [&] { kc.tensor(tno, 0, h); }), 4.0 * 8, 5);
+    add(9, kStage, time_of(reps, warm, [&] {
+            kc.blur_h_multi(jp, tp, oflow::kHsChannels, rho, 0, h);
+            kc.blur_v_multi(tp, op, oflow::kHsChannels, rho, 0, h);
         }),
-        4.0 * 20);
-    add("stage rb_split (5 ch)", time_of(reps, [&] {
-            for (int c = 0; c < oflow::kHsChannels; ++c) k.rb_split(jp[c], red.j[c], black.j[c], 0, h);
+        4.0 * 20, 10.0 * (1 + 3 * rho.radius));
+    add(10, kStage, time_of(reps, warm, [&] {
+            for (int c = 0; c < oflow::kHsChannels; ++c) ks.rb_split(jp[c], red.j[c], black.j[c], 0, h);
         }),
-        4.0 * 10);
+        4.0 * 10, 0);
     of_destroy(tv);
     of_destroy(hs);
-    return 0;
+    of_destroy(clg);
+    of_destroy(sor);
+    return true;
 }
 
 struct FrameRow {
-    std::string name;
+    std::string name, path;
     double ms1, msn;
-    unsigned long long iterations;
+    unsigned long long it1, itn;
 };
 
-int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows) {
+// The CPU path of_create picks for cfg: AUTO, unless that is CUDA (a GPU machine): then NEON
+// where the build has it, else the reference.
+of_context* cpu_frame_ctx(of_config c) {
+    of_context* ctx = nullptr;
+    if (of_create(&c, &ctx) != OF_OK) return nullptr;
+    if (info_of(ctx).backend != OF_BACKEND_CUDA) return ctx;
+    of_destroy(ctx);
+    c.backend = OF_BACKEND_NEON;
+    if (of_create(&c, &ctx) == OF_OK) return ctx;
+    c.backend = OF_BACKEND_REFERENCE;
+    return of_create(&c, &ctx) == OF_OK ? ctx : nullptr;
+}
+
+int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows, of_config* shown) {
     const size_t n = static_cast<size_t>(o.w) * static_cast<size_t>(o.h);
     std::vector<float> f0(n), f1(n), gu(n), gv(n);
     oflow::synth::generate(oflow::synth::Case::SmoothField, o.w, o.h, 1, f0.data(), f1.data(), gu.data(), gv.data(), o.w);
@@ -257,64 +439,73 @@ int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows) {
         of_algorithm a;
         of_solver s;
         const char* name;
-    } const algos[] = {{OF_ALGO_TVL1, OF_SOLVER_JACOBI, "tvl1"},
-                       {OF_ALGO_HS, OF_SOLVER_JACOBI, "hs jacobi"},
-                       {OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR, "hs sor"},
-                       {OF_ALGO_CLG, OF_SOLVER_JACOBI, "clg jacobi"},
-                       {OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, "clg sor"}};
+    } const algos[] = {{OF_ALGO_TVL1, OF_SOLVER_JACOBI, "TV-L1"},
+                       {OF_ALGO_HS, OF_SOLVER_JACOBI, "HS Jacobi"},
+                       {OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR, "HS SOR"},
+                       {OF_ALGO_CLG, OF_SOLVER_JACOBI, "CLG Jacobi"},
+                       {OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, "CLG SOR"}};
     for (const Algo& a : algos) {
-        FrameRow r{a.name, 0, 0, 0};
+        FrameRow r{a.name, "", 0, 0, 0, 0};
         for (int pass = 0; pass < 2; ++pass) {
             of_config c;
             of_config_init(&c, a.a);
             c.max_width = static_cast<uint32_t>(o.w);
             c.max_height = static_cast<uint32_t>(o.h);
-            c.format = OF_PIXEL_F32;
-            c.backend = o.reference ? OF_BACKEND_REFERENCE : OF_BACKEND_AUTO;
+            c.format = OF_PIXEL_F32; // the synthetic frames are float; everything else default
             c.hs.solver = a.s;
-            c.warps = o.smoke ? 1 : 3;
-            c.iterations = o.smoke ? 5 : 50;
-            c.epsilon = 0.0f;
+            if (o.reference) c.backend = OF_BACKEND_REFERENCE;
             c.threads = static_cast<uint32_t>(pass == 0 ? 1 : threads);
-            of_context* ctx = nullptr;
-            if (of_create(&c, &ctx) != OF_OK) {
-                std::fprintf(stderr, "oflow-bench --cpu: %s: %s\n", a.name, of_last_error(nullptr));
+            if (a.a == OF_ALGO_TVL1) *shown = c;
+            of_context* ctx = cpu_frame_ctx(c);
+            if (!ctx) {
+                std::fprintf(stderr, "oflow-bench --cpu: %s: of_create: %s\n", a.name, of_last_error(nullptr));
                 return 1;
             }
-            of_info in;
-            std::memset(&in, 0, sizeof in);
-            in.struct_size = sizeof in;
-            of_get_info(ctx, &in);
-            if (in.backend == OF_BACKEND_CUDA) { // the CPU path is asked for
-                of_destroy(ctx);
-                c.backend = OF_BACKEND_REFERENCE;
-                if (of_create(&c, &ctx) != OF_OK) return 1;
-            }
+            of_info in = info_of(ctx);
+            r.path = std::string(in.backend == OF_BACKEND_NEON ? "NEON" : "reference") +
+                     (in.precision == OF_PRECISION_F16 ? " F16" : "");
             of_image i0{sizeof(of_image), OF_PIXEL_F32, OF_MEMORY_HOST, static_cast<uint32_t>(o.w),
                         static_cast<uint32_t>(o.h), static_cast<size_t>(o.w) * 4, f0.data()};
             of_image i1 = i0;
             i1.data = f1.data();
-            std::vector<float> u(static_cast<size_t>(o.w) * static_cast<size_t>(o.h)), v(u.size());
+            std::vector<float> u(n), v(n);
             of_flow f{sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(o.w),
                       static_cast<uint32_t>(o.h), static_cast<size_t>(o.w) * 4, u.data(), v.data()};
             of_status st = OF_OK;
-            const double s = time_of(o.smoke ? 1 : 3, [&] {
+            const double s = time_of(o.smoke ? 1 : 3, 1, [&] {
                 if (st == OF_OK) st = of_process(ctx, &i0, &i1, &f);
             });
-            std::memset(&in, 0, sizeof in);
-            in.struct_size = sizeof in;
-            of_get_info(ctx, &in);
+            in = info_of(ctx);
             of_destroy(ctx);
             if (st != OF_OK) {
-                std::fprintf(stderr, "oflow-bench --cpu: %s: process failed\n", a.name);
+                std::fprintf(stderr, "oflow-bench --cpu: %s: of_process failed\n", a.name);
                 return 1;
             }
             (pass == 0 ? r.ms1 : r.msn) = s * 1e3;
-            r.iterations = in.last_iterations;
+            (pass == 0 ? r.it1 : r.itn) = in.last_iterations;
         }
         rows->push_back(r);
     }
     return 0;
+}
+
+void print_path(const PathResult& p, const PathResult* ref, double bw) {
+    std::printf("\n%s path (baseline: %s)\n", p.name.c_str(), p.base_of);
+    std::printf("%-38s %9s %7s %7s %7s %7s %7s %8s%s\n", "kernel", "ns/px/it", "t/base", "B/px", "FLOP/px", "GB/s",
+                "% copy", "GFLOP/s", ref ? "  ref/this" : "");
+    for (size_t i = 0; i < p.rows.size(); ++i) {
+        const Row& r = p.rows[i];
+        if (!r.present) {
+            std::printf("%-38s %9s   (none on this path: calc_u and calc_p run as two passes)\n", r.name.c_str(), "-");
+            continue;
+        }
+        const double gbs = r.bytes / r.ns_px; // bytes per ns = GB/s
+        std::printf("%-38s %9.3f %6.2fx %7.0f %7.0f %7.2f %6.0f%% %8.2f", r.name.c_str(), r.ns_px, r.ns_px / p.base_ns,
+                    r.bytes, r.flops, gbs, 100.0 * gbs / bw, r.flops / r.ns_px);
+        if (ref && i < ref->rows.size() && ref->rows[i].present)
+            std::printf("  %7.2fx", ref->rows[i].ns_px / r.ns_px);
+        std::printf("%s\n", r.kind == kStage ? "  (per call)" : "");
+    }
 }
 
 } // namespace
@@ -327,6 +518,8 @@ int run_cpu_bench(int argc, char** argv) {
             o.smoke = true;
         } else if (!std::strcmp(argv[i], "--reference")) {
             o.reference = true;
+        } else if (!std::strcmp(argv[i], "--no-frames")) {
+            o.frames = false;
         } else if (!std::strcmp(argv[i], "--size") && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &o.w, &o.h) == 2) {
             ++i;
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -334,71 +527,145 @@ int run_cpu_bench(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
             o.json = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n");
+            std::fprintf(stderr,
+                         "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--no-frames] [--json FILE] [--smoke]\n");
             return 2;
         }
     }
     if (o.smoke) o.w = 64, o.h = 48;
-    if (o.w < 8 || o.h < 8 || o.w > 8192 || o.h > 8192) {
-        std::fprintf(stderr, "oflow-bench --cpu: --size %dx%d not in 8..8192\n", o.w, o.h);
+    if (o.w < 16 || o.h < 16 || o.w > 8192 || o.h > 8192) {
+        std::fprintf(stderr, "oflow-bench --cpu: --size %dx%d not in 16..8192\n", o.w, o.h);
         return 2;
     }
-    const int threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    const double bw = copy_gbps(o.smoke);
-    std::vector<Row> rows;
-    const char* path = "?";
-    if (kernel_rows(o, &rows, &path) != 0) return 1;
-    std::printf("oflow-bench --cpu: %s path, %dx%d, 1 thread; copy bandwidth %.1f GB/s (memcpy, read + write)%s\n", path,
-                o.w, o.h, bw, o.smoke ? " (--smoke: measures nothing)" : "");
-    std::printf("%-38s %10s %9s %8s %7s %8s\n", "kernel", "ns/px/it", "vs base", "B/px/it", "GB/s", "% copy");
-    const double base = rows[0].ns_px;
-    for (const Row& r : rows) {
-        const double gbs = r.bytes_px / r.ns_px; // bytes per ns = GB/s
-        std::printf("%-38s %10.3f %8.2fx %8.0f %7.2f %7.0f%%\n", r.name.c_str(), r.ns_px, base / r.ns_px, r.bytes_px, gbs,
-                    100.0 * gbs / bw);
+    if (o.threads < 0 || o.threads > 64) {
+        std::fprintf(stderr, "oflow-bench --cpu: --threads %d not in 1..64\n", o.threads);
+        return 2;
     }
+    // This tool picks its paths itself: a backend forced through the environment (the test
+    // suite's OFLOW_FORCE_BACKEND) would turn the reference contexts into something else.
+    const char* forced = std::getenv("OFLOW_FORCE_BACKEND");
+    if (forced && *forced) {
+        std::printf("oflow-bench --cpu: OFLOW_FORCE_BACKEND=%s ignored (the paths are chosen here)\n", forced);
+        unsetenv("OFLOW_FORCE_BACKEND");
+    }
+    const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::min(64u, std::max(1u, std::thread::hardware_concurrency())));
+    const double bw = copy_gbps(o.smoke ? (1u << 20) : (64u << 20), o.smoke);
+    // For scale: a copy whose buffers stay in a large last-level cache, as a 640x480 kernel's
+    // planes (1.2 MB each) may.
+    const double bw_small = copy_gbps(o.smoke ? (1u << 18) : (4u << 20), o.smoke);
+    std::printf("oflow-bench --cpu: %dx%d, every kernel on 1 thread over the whole plane; copy bandwidth %.1f GB/s "
+                "(memcpy %s, 1 thread, read + write; %s: %.1f GB/s)%s\n",
+                o.w, o.h, bw, o.smoke ? "1 MiB" : "64 MiB", o.smoke ? "256 KiB" : "4 MiB", bw_small,
+                o.smoke ? "  (--smoke: checks the tool, measures nothing)" : "");
+    std::printf("ns/px/it: per pixel per inner iteration (stages: per call); t/base: time over the baseline's; B/px and "
+                "FLOP/px counted from the code (bench_cpu.cpp's first comment); %% copy: GB/s over the copy bandwidth\n");
+
+    struct Spec {
+        const char* name;
+        of_backend backend;
+        of_precision prec;
+    } const specs[] = {{"reference", OF_BACKEND_REFERENCE, OF_PRECISION_F32},
+                       {"NEON", OF_BACKEND_NEON, OF_PRECISION_F32},
+                       {"NEON F16", OF_BACKEND_NEON, OF_PRECISION_F16}};
+    std::vector<PathResult> paths;
+    for (const Spec& s : specs) {
+        if (o.reference && s.backend != OF_BACKEND_REFERENCE) continue;
+        PathResult p;
+        p.name = s.name;
+        std::string why;
+        if (!time_path(o, s.backend, s.prec, &p, &why)) {
+            if (s.backend == OF_BACKEND_REFERENCE) {
+                std::fprintf(stderr, "oflow-bench --cpu: the reference path: %s\n", why.c_str());
+                return 1;
+            }
+            std::printf("\n%s path: not timed (%s)\n", s.name, why.c_str());
+            continue;
+        }
+        // The F16 path's rows are set against the F32 two-kernel iteration of the same backend.
+        const PathResult* f32 = nullptr;
+        for (const PathResult& q : paths)
+            if (s.prec == OF_PRECISION_F16 && q.name == "NEON") f32 = &q;
+        p.base_ns = f32 ? f32->rows[0].ns_px : p.rows[0].ns_px;
+        p.base_of = f32 ? "NEON F32 calc_u + calc_p" : "this path's F32 calc_u + calc_p";
+        paths.push_back(p);
+        print_path(paths.back(), paths.size() > 1 ? &paths[0] : nullptr, bw);
+    }
+
     std::vector<FrameRow> frames;
-    if (frame_rows(o, threads, &frames) != 0) return 1;
-    std::printf("\nwhole frames, %dx%d smooth-field, %s warps x %s iterations, epsilon 0 (ms per frame)\n", o.w, o.h,
-                o.smoke ? "1" : "3", o.smoke ? "5" : "50");
-    std::printf("%-12s %10s %12s %12s\n", "algorithm", "1 thread", "threads", "iterations");
-    for (const FrameRow& f : frames)
-        std::printf("%-12s %10.2f %9.2f (%d) %12llu\n", f.name.c_str(), f.ms1, f.msn, threads, f.iterations);
+    of_config shown;
+    of_config_init(&shown, OF_ALGO_TVL1);
+    if (o.frames && frame_rows(o, threads, &frames, &shown) != 0) return 1;
+    if (o.frames) {
+        std::printf("\nwhole frames through of_process: %dx%d smooth-field (core/synth.hpp), F32 frames, "
+                    "of_config_init defaults (%u warps x %u iterations, epsilon %g, levels auto, median %u, "
+                    "local-norm); ms per frame, median of %d\n",
+                    o.w, o.h, shown.warps, shown.iterations, static_cast<double>(shown.epsilon), shown.median_size,
+                    o.smoke ? 1 : 3);
+        std::printf("%-11s %-10s %11s %13s %8s %16s\n", "algorithm", "path", "1 thread", "threads", "speed-up",
+                    "iterations 1 / N");
+        for (const FrameRow& f : frames)
+            std::printf("%-11s %-10s %11.2f %9.2f (%d) %7.2fx %9llu / %llu\n", f.name.c_str(), f.path.c_str(), f.ms1,
+                        f.msn, threads, f.ms1 / f.msn, f.it1, f.itn);
+    }
+
     // Every row measured: a time that is not positive and finite is a failure of the tool.
     int bad = 0;
-    for (const Row& r : rows)
-        if (!(r.ns_px > 0.0 && r.ns_px < 1e12)) {
-            std::fprintf(stderr, "oflow-bench --cpu: row '%s' has no valid time (%g)\n", r.name.c_str(), r.ns_px);
+    for (const PathResult& p : paths) {
+        if (static_cast<int>(p.rows.size()) != kRowCount) {
+            std::fprintf(stderr, "oflow-bench --cpu: %s: %zu rows, want %d\n", p.name.c_str(), p.rows.size(), kRowCount);
             ++bad;
         }
+        for (const Row& r : p.rows)
+            if (r.present && !(r.ns_px > 0.0 && r.ns_px < 1e12)) {
+                std::fprintf(stderr, "oflow-bench --cpu: %s: row '%s' has no valid time (%g)\n", p.name.c_str(),
+                             r.name.c_str(), r.ns_px);
+                ++bad;
+            }
+    }
     for (const FrameRow& f : frames)
-        if (!(f.ms1 > 0.0 && f.msn > 0.0 && f.iterations > 0)) {
+        if (!(f.ms1 > 0.0 && f.msn > 0.0 && f.it1 > 0 && f.itn > 0)) {
             std::fprintf(stderr, "oflow-bench --cpu: frame row '%s' has no valid time\n", f.name.c_str());
             ++bad;
         }
-    // baseline, 3 Jacobi, SOR, 5 stages (+ the fused TV-L1 row where the path has one)
-    if (rows.size() < 10 || frames.size() != 5) {
-        std::fprintf(stderr, "oflow-bench --cpu: %zu kernel rows and %zu frame rows (want >= 10 and 5)\n", rows.size(),
-                     frames.size());
+    if (o.frames && frames.size() != 5) {
+        std::fprintf(stderr, "oflow-bench --cpu: %zu frame rows, want 5\n", frames.size());
         ++bad;
     }
-    if (bad) return 1;
     if (o.json) {
         FILE* j = std::fopen(o.json, "w");
         if (!j) {
             std::fprintf(stderr, "oflow-bench --cpu: cannot write %s\n", o.json);
             return 1;
         }
-        std::fprintf(j, "{\"path\":\"%s\",\"width\":%d,\"height\":%d,\"copy_gbps\":%.3f,\"kernels\":[", path, o.w, o.h, bw);
-        for (size_t i = 0; i < rows.size(); ++i)
-            std::fprintf(j, "%s{\"name\":\"%s\",\"ns_per_px_it\":%.6f,\"bytes_per_px_it\":%.0f}", i ? "," : "",
-                         rows[i].name.c_str(), rows[i].ns_px, rows[i].bytes_px);
-        std::fprintf(j, "],\"frames\":[");
+        std::fprintf(j, "{\"width\":%d,\"height\":%d,\"copy_gbps\":%.3f,\"copy_gbps_4mib\":%.3f,\"paths\":[", o.w,
+                     o.h, bw, bw_small);
+        for (size_t pi = 0; pi < paths.size(); ++pi) {
+            const PathResult& p = paths[pi];
+            std::fprintf(j, "%s{\"path\":\"%s\",\"baseline_ns_per_px_it\":%.6f,\"kernels\":[", pi ? "," : "",
+                         p.name.c_str(), p.base_ns);
+            for (size_t i = 0; i < p.rows.size(); ++i) {
+                const Row& r = p.rows[i];
+                std::fprintf(j, "%s{\"name\":\"%s\",\"per\":\"%s\",\"present\":%s,", i ? "," : "", r.name.c_str(),
+                             r.kind == kStage ? "call" : "iteration", r.present ? "true" : "false");
+                if (r.present)
+                    std::fprintf(j, "\"ns_per_px_it\":%.6f,\"vs_baseline\":%.4f,\"gbps\":%.4f,\"copy_share\":%.4f,",
+                                 r.ns_px, r.ns_px / p.base_ns, r.bytes / r.ns_px, r.bytes / r.ns_px / bw);
+                else
+                    std::fprintf(j, "\"ns_per_px_it\":null,");
+                std::fprintf(j, "\"bytes_per_px_it\":%.0f,\"flops_per_px_it\":%.0f}", r.bytes, r.flops);
+            }
+            std::fprintf(j, "]}");
+        }
+        std::fprintf(j, "],\"frames\":{\"width\":%d,\"height\":%d,\"case\":\"smooth-field\",\"threads\":%d,\"rows\":[",
+                     o.w, o.h, threads);
         for (size_t i = 0; i < frames.size(); ++i)
-            std::fprintf(j, "%s{\"name\":\"%s\",\"ms_1_thread\":%.4f,\"ms_threads\":%.4f,\"threads\":%d,\"iterations\":%llu}",
-                         i ? "," : "", frames[i].name.c_str(), frames[i].ms1, frames[i].msn, threads, frames[i].iterations);
-        std::fprintf(j, "]}\n");
+            std::fprintf(j,
+                         "%s{\"name\":\"%s\",\"path\":\"%s\",\"ms_1_thread\":%.4f,\"ms_threads\":%.4f,"
+                         "\"iterations_1_thread\":%llu,\"iterations_threads\":%llu}",
+                         i ? "," : "", frames[i].name.c_str(), frames[i].path.c_str(), frames[i].ms1, frames[i].msn,
+                         frames[i].it1, frames[i].itn);
+        std::fprintf(j, "]}}\n");
         std::fclose(j);
     }
-    return 0;
+    return bad ? 1 : 0;
 }
