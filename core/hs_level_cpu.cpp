@@ -92,8 +92,18 @@ uint32_t solve_sor(of_context* c, const Frame& f, int l, uint32_t max_it, Plane*
         for_rows(c, full.h, [&](int y0, int y1, int) { k.rb_split(full, red_args.j[ch], black_args.j[ch], y0, y1); });
     }
     Plane old_u = f.algo(kHsDu, l), old_v = f.algo(kHsDv, l), new_u = f.algo(kHsDu2, l), new_v = f.algo(kHsDv2, l);
-    fill_zero(c, old_u);
-    fill_zero(c, old_v);
+    // Zero the increment's halves, not the full planes' w columns: with an odd w the black half
+    // of an odd row holds (w + 1) / 2 pixels, its last slot at column 2 ((w + 1) / 2) - 1 = w
+    // (inside the pitch, outside the full plane's width), which the first red half-sweep reads.
+    {
+        Plane r, b;
+        hs_split_views(old_u, &r, &b);
+        fill_zero(c, r);
+        fill_zero(c, b);
+        hs_split_views(old_v, &r, &b);
+        fill_zero(c, r);
+        fill_zero(c, b);
+    }
     const int w = old_u.w, h = old_u.h;
     const float alpha2 = cfg.hs.alpha * cfg.hs.alpha;
     const double npix = static_cast<double>(w) * static_cast<double>(h);
