@@ -70,8 +70,8 @@ typedef enum of_status {
 /** Flow algorithm. */
 typedef enum of_algorithm {
     OF_ALGO_TVL1 = 1, /**< TV-L1 (Zach-Pock-Bischof duality scheme, IPOL variant) */
-    OF_ALGO_HS = 2,   /**< Horn-Schunck (of_hs_params; CPU paths) */
-    OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn; of_hs_params; CPU paths) */
+    OF_ALGO_HS = 2,   /**< Horn-Schunck (of_hs_params; reference, NEON and CUDA paths) */
+    OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn; of_hs_params; reference, NEON and CUDA paths) */
     OF_ALGO_LK = 4,   /**< dense pyramidal Lucas-Kanade; not implemented yet: OF_ERR_UNSUPPORTED */
     OF_ALGO_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_algorithm;
@@ -121,7 +121,10 @@ typedef enum of_flow_layout {
 
 /** Kernel variant of a GPU path, after the kernels of T. Romera, "Adequation algorithme
  *  architecture pour flot optique sur GPU embarque", PhD thesis, Sorbonne Universite, 2023,
- *  section 4.6.1. CPU paths ignore it. */
+ *  section 4.6.1. CPU paths ignore it. HS / CLG: GLOBAL is one launch per Jacobi iteration (per
+ *  SOR half-sweep), FUSED one launch per iteration (Jacobi: the MULTI_ITER kernel at depth 1;
+ *  SOR: red and black in one launch), MULTI_ITER fused_depth Jacobi iterations per launch (SOR
+ *  asked for MULTI_ITER: OF_ERR_UNSUPPORTED; from a table row it runs FUSED). */
 typedef enum of_variant {
     OF_VARIANT_AUTO = 0,       /**< the board table's choice for the size */
     OF_VARIANT_GLOBAL = 1,     /**< two kernels per iteration, global memory (the baseline) */
@@ -161,8 +164,8 @@ typedef struct of_tvl1_params {
  *  energy of the flow increment w = (du, dv): w^T J w + alpha^2 (|grad du|^2 + |grad dv|^2), J the
  *  structure tensor of the 2x2x2 cube derivatives (Horn and Schunck 1981), smoothed by a Gaussian
  *  of sigma rho for CLG (Bruhn, Weickert, Schnorr 2005); rho = 0 is Horn-Schunck. The Laplacian
- *  is Horn-Schunck's 9-point local mean. CPU paths only in this version (backend CUDA:
- *  OF_ERR_UNSUPPORTED; AUTO runs the CPU path). */
+ *  is Horn-Schunck's 9-point local mean. Every path: reference, NEON (F32, F16 means on ARMv8.2)
+ *  and CUDA (F32; F16 stores the increment and the per-pixel coefficients as half2). */
 typedef struct of_hs_params {
     float alpha;      /**< smoothness weight (squared in the energy; Bruhn's alpha is our alpha^2), on the
                            0..255 intensity scale after the preprocessing; default 15 (the lowest mean EPE

@@ -1,6 +1,7 @@
 // Horn-Schunck and CLG entries of the algorithm registry (core/algorithm.hpp): the validation of
 // config.hs, the work planes and level solver (core/hs_level_cpu.cpp), the HS kernel family
-// (core/hs_kernels.hpp). CPU paths only in this version: no CUDA path (gpu_path false).
+// (core/hs_kernels.hpp), and the CUDA path (cuda/hs_cuda.cuh: cuda::hs_plan / hs_create with the
+// shared process and destroy).
 #include "core/algorithms.hpp"
 #include "core/context.hpp"
 #include "core/enum_raw.hpp"
@@ -54,16 +55,24 @@ void hs_kernels_init(of_context* ctx, of_backend cpu, bool f16) {
     ctx->rho_blur = make_gaussian(ctx->cfg.algorithm == OF_ALGO_CLG ? ctx->cfg.hs.rho : 0.0f);
 }
 
+#if OF_HAVE_CUDA
+const CudaDriver kHsCuda = {cuda::hs_resolve_tuning, cuda::hs_plan, cuda::hs_create, cuda::process, cuda::destroy};
+#define OF_HS_CUDA (&kHsCuda)
+#else
+#define OF_HS_CUDA nullptr
+#endif
+
 } // namespace
 
 // NEON: every stage and solver in F32 (neon/hs_stages_neon.cpp, neon/hs_solvers_neon.cpp); with
 // precision F16 on a CPU with FP16 arithmetic, the Jacobi updates compute their 9-point means in
 // F16 (neon/hs_f16_neon.cpp: cpu_f16 true), while the red-black SOR half-sweep and the per-warp
-// stages stay F32 (that file says why). No CUDA path yet: gpu_path false. One self-test function
-// serves both (it runs HS and CLG cases: core/hs_selftest.cpp); only HS's entry points at it.
+// stages stay F32 (that file says why). CUDA: the whole frame on the device (gpu_path). One
+// self-test function serves both (it runs HS and CLG cases: core/hs_selftest.cpp); only HS's
+// entry points at it.
 const Algorithm kHs = {OF_ALGO_HS,      "hs", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
-                       hs_kernels_init, true, false,    nullptr,        hs_selftest};
+                       hs_kernels_init, true, true,     OF_HS_CUDA,     hs_selftest};
 const Algorithm kClg = {OF_ALGO_CLG,     "clg", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
-                        hs_kernels_init, true,  false,    nullptr,        nullptr};
+                        hs_kernels_init, true,  true,     OF_HS_CUDA,     nullptr};
 
 } // namespace oflow

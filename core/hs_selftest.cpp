@@ -1,8 +1,9 @@
-// of_selftest cases of Horn-Schunck and CLG on one CPU path (Algorithm::selftest of the HS
-// entry; group "hs"): accuracy of each algorithm x solver on a synthetic pair with known flow,
+// of_selftest cases of Horn-Schunck and CLG on one path, CPU or CUDA (Algorithm::selftest of the
+// HS entry; group "hs"): accuracy of each algorithm x solver on a synthetic pair with known flow,
 // the two solvers' common fixed point, and CLG with rho = 0 against HS. The bounds are the
 // measured values plus about 30 % (reference path, x86-64, 2026-11-23; the NEON path runs the
-// same HS kernels on its own pyramid kernels).
+// same HS kernels on its own pyramid kernels; the CUDA path's F32 flow is within 1e-4 px of the
+// reference's on these cases, tests/gpu/gpu_hs.cpp).
 #include "core/hs_level_cpu.hpp"
 #include "core/selftest.hpp"
 
@@ -72,8 +73,10 @@ void check_fixed_point(selftest::Sink* sink, const selftest::Path& p, uint32_t t
         return;
     }
     // F32: both converge to ~1e-6 px of each other (a tenth of the iterations leaves 2e-4);
-    // F16 arithmetic rounds each update to 2^-11 of its terms.
-    const double tol = p.precision == OF_PRECISION_F16 ? 5e-3 : 1e-4;
+    // F16 arithmetic rounds each update to 2^-11 of its terms (NEON: the means only); the CUDA
+    // path also stores the increment and the coefficients in F16, so its two solvers meet the F16
+    // system's fixed point: measured 5.9e-3 px apart (H100, 2026-11-24, tests/gpu/gpu_hs.cpp).
+    const double tol = p.precision != OF_PRECISION_F16 ? 1e-4 : (p.backend == OF_BACKEND_CUDA ? 2e-2 : 5e-3);
     const double js = selftest::max_delta(f[0][0], f[0][1]);
     const double cr = std::max(selftest::max_delta(f[0][0], f[1][0]), selftest::max_delta(f[0][1], f[1][1]));
     sink->add(p, "hs", "fixed-point", js <= tol ? OF_CHECK_PASS : OF_CHECK_FAIL, js, tol, selftest::since(t0),

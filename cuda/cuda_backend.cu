@@ -13,6 +13,7 @@
 //    flight (only possible after a frame with device output): one wait for that upload.
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
+#include "cuda/hs_cuda.cuh"
 
 #include "core/ref/kernels_ref.hpp"
 #include "core/schedule.hpp"
@@ -48,6 +49,10 @@ void all_kernels(KernelList* l) {
     list_multi_kernels(l);
     list_multi_f16x2_kernels(l);
     list_robust_kernels(l);
+    list_hs_stage_kernels(l);
+    list_hs_jacobi_kernels(l);
+    list_hs_multi_kernels(l);
+    list_hs_sor_kernels(l);
 }
 
 // Makes st's device current for the duration of a call, and puts the caller's back.
@@ -126,7 +131,7 @@ of_status warm_up(State& st, const ErrorSink& err) {
                     "warm-up upload");
     }
     SolveInfo info;
-    of_status s = run_tvl1(st, Src{st.arena + l.raw[0], row}, Src{st.arena + l.raw[1], row}, w, h, err, &info);
+    of_status s = run_frame(st, Src{st.arena + l.raw[0], row}, Src{st.arena + l.raw[1], row}, w, h, err, &info);
     if (s != OF_OK) return s;
     const LevelDims& d = info.dims[0];
     OF_CUDA_TRY(cudaMemcpy2DAsync(st.pinned + l.stage_flow, static_cast<std::size_t>(w) * 8, st.arena + l.u[info.ucur],
@@ -137,6 +142,22 @@ of_status warm_up(State& st, const ErrorSink& err) {
                                 cudaMemcpyDeviceToHost, st.stream),
                 "warm-up download");
     OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "warm-up frame");
+    return OF_OK;
+}
+
+// plan() of every algorithm's CUDA path: resolve is its launch-shape rule.
+of_status plan_with(of_status (*resolve)(const of_config&, const LaunchDefaults*, Tuning*, const ErrorSink&),
+                    const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
+    Tuning t;
+    of_status s = resolve(cfg, defaults, &t, err);
+    if (s != OF_OK) return s;
+    DevLayout l;
+    if (make_layout(cfg, t, &l) != OF_OK)
+        return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,
+                        cfg.max_height);
+    need->device_bytes = l.device_bytes;
+    need->pinned_bytes = l.pinned_bytes;
+    need->state_bytes = sizeof(State);
     return OF_OK;
 }
 
@@ -187,24 +208,20 @@ bool device_caps(int* cc, int* sm_count) {
 }
 
 of_status plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
-    Tuning t;
-    of_status s = resolve_tuning(cfg, defaults, &t, err);
-    if (s != OF_OK) return s;
-    DevLayout l;
-    if (make_layout(cfg, t, &l) != OF_OK)
-        return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,
-                        cfg.max_height);
-    need->device_bytes = l.device_bytes;
-    need->pinned_bytes = l.pinned_bytes;
-    need->state_bytes = sizeof(State);
-    return OF_OK;
+    return plan_with(resolve_tuning, cfg, defaults, need, err);
 }
 
-of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                 const CpuLevels& cpu, const ErrorSink& err, State** out) {
+namespace {
+
+// create() of every algorithm's CUDA path: ops are its steps, resolve its launch shapes.
+of_status create_with(const AlgoOps* ops,
+                      of_status (*resolve)(const of_config&, const LaunchDefaults*, Tuning*, const ErrorSink&),
+                      void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                      const CpuLevels& cpu, const ErrorSink& err, State** out) {
     *out = nullptr;
     State* st = new (state_slot) State();
     *out = st;
+    st->ops = ops;
     st->cfg = cfg;
     st->cfg.platform = nullptr;
     st->cfg.tuning_path = nullptr;
@@ -224,13 +241,14 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     st->cpu = cpu;
     if (cpu.from > 0 && (!cpu.solve || !cpu.pyr[0] || !cpu.pyr[1] || !cpu.flow_xy))
         return err.fail(OF_ERR_INTERNAL, "cuda: split at level %d without its host buffers", cpu.from);
-    of_status s = resolve_tuning(cfg, defaults, &st->tun, err);
+    of_status s = resolve(cfg, defaults, &st->tun, err);
     if (s != OF_OK) return s;
     if (make_layout(cfg, st->tun, &st->lay) != OF_OK)
         return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,
                         cfg.max_height);
     st->presmooth = make_gaussian(cfg.presmooth_sigma);
     st->robust_blur = make_gaussian(cfg.robust_sigma);
+    st->rho_blur = make_gaussian(cfg.algorithm == OF_ALGO_CLG ? cfg.hs.rho : 0.0f);
     const float f = cfg.scale_factor;
     st->level_blur = make_gaussian(0.6f * std::sqrt(1.0f / (f * f) - 1.0f));
     OF_CUDA_TRY(cudaGetDevice(&st->device), "cudaGetDevice");
@@ -290,11 +308,7 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
         // The selected variant's iteration kernels must launch the configured block (their
         // __launch_bounds__ and register use set maxThreadsPerBlock); other variants' do not matter.
         char prefix[40];
-        if (st->tun.variant == OF_VARIANT_MULTI_ITER)
-            std::snprintf(prefix, sizeof prefix, "multi_iter_%s_r%d_b%d",
-                          st->tun.precision == OF_PRECISION_F16 ? "f16x2" : "f32", st->tun.rows, st->tun.bound);
-        else
-            std::snprintf(prefix, sizeof prefix, "%s", st->tun.variant == OF_VARIANT_GLOBAL ? "global_calc" : "fused");
+        st->ops->iteration_kernels(*st, prefix, sizeof prefix);
         const bool iteration_kernel = std::strncmp(kl.name[i], prefix, std::strlen(prefix)) == 0;
         if (iteration_kernel && st->tun.bw * st->tun.bh > fa.maxThreadsPerBlock)
             return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds the %d threads kernel %s can launch",
@@ -306,6 +320,22 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
     if (s == OF_OK && !split_max) s = capture_solver(*st, err);
     if (s != OF_OK) return s;
     return OF_OK;
+}
+
+} // namespace
+
+of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                 const CpuLevels& cpu, const ErrorSink& err, State** out) {
+    return create_with(&kTvl1Ops, resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+}
+
+of_status hs_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                    const CpuLevels& cpu, const ErrorSink& err, State** out) {
+    return create_with(&kHsOps, hs_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+}
+
+of_status hs_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
+    return plan_with(hs_resolve_tuning, cfg, defaults, need, err);
 }
 
 namespace {
@@ -378,7 +408,7 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
 
     // 4. The solver.
     SolveInfo info;
-    of_status r = run_tvl1(*st, src[0], src[1], w, h, err, &info);
+    of_status r = run_frame(*st, src[0], src[1], w, h, err, &info);
     if (r != OF_OK) return r;
     const DPlane<float2> u = st->plane<float2>(l.u[info.ucur], info.dims[0]);
     const std::size_t row8 = static_cast<std::size_t>(w) * 8;
@@ -439,7 +469,7 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     for (int lv = 0; lv < counted(*coarsest); ++lv)
         for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
             ran += static_cast<uint64_t>(
-                iterations_run(*st, stop[lv * kMaxWarps + static_cast<int>(wp)],
+                iterations_run(*st, info.dims[lv], stop[lv * kMaxWarps + static_cast<int>(wp)],
                                static_cast<int>(level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv))));
     *iterations = ran + info.cpu_iterations;
 

@@ -98,6 +98,13 @@ of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, cons
 of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out,
                   const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest);
 
+/// HS and CLG (config.algorithm OF_ALGO_HS / OF_ALGO_CLG): plan() and create() of their CUDA path
+/// (hs_cuda.cuh), with the same contracts; process() and destroy() are shared, and so is
+/// resolve_tuning's contract (hs_resolve_tuning, cuda_layout.hpp).
+of_status hs_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
+of_status hs_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                    const CpuLevels& cpu, const ErrorSink& err, State** out);
+
 /// Releases what create() took; NULL-safe.
 void destroy(State* st);
 

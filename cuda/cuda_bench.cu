@@ -21,6 +21,8 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
 
+#include "core/hs_kernels.hpp"
+
 #include <vector>
 
 namespace oflow {
@@ -188,8 +190,64 @@ of_status iterate_stage(State& st, StageRun* r, const LevelDims& d, const ErrorS
     OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, st.stream),
                 "hook download");
     OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
-    r->iterations_run = r->epsilon > 0.0f ? iterations_run(st, stop, r->iterations) : r->iterations;
+    r->iterations_run = r->epsilon > 0.0f ? iterations_run(st, d, stop, r->iterations) : r->iterations;
     return OF_OK;
+}
+
+// HS / CLG: frames and flow up, one warp's preparation at level 0 (cuda/hs_frame.cu).
+of_status hs_stage_prepare(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    of_status s = reset_ctrl(st, err);
+    if (s == OF_OK) s = upload(st, r->in[0], st.pyr(0, 0, d), err);
+    if (s == OF_OK) s = upload(st, r->in[1], st.pyr(1, 0, d), err);
+    if (s == OF_OK) s = upload_pairs(st, r->in[2], r->in[3], st.plane<float2>(st.lay.u[0], d), err);
+    if (s == OF_OK) s = hs_prepare_warp(st, d, 0, 0, err);
+    return s;
+}
+
+of_status hs_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    of_status s = hs_stage_prepare(st, r, d, err);
+    if (s != OF_OK) return s;
+    const cudaStream_t str = st.stream;
+    switch (r->stage) {
+    case Stage::HsPrepare: {
+        s = download(st, st.plane<float>(l.hs_i1w, d), r->out[0], err);
+        if (s != OF_OK) return s;
+        // (Ix, Iy, It, 0) into scratch(0), scratch(1), the I1w plane and pyr(1, 0).
+        const DPlane<float> ix = st.scratch(0, d), iy = st.scratch(1, d), it = st.plane<float>(l.hs_i1w, d);
+        const DPlane<float> pad = st.pyr(1, 0, d);
+        k_unpack4<<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, str>>>(as_const(st.plane<float4>(l.hs_deriv, d)),
+                                                                                  ix, iy, it, pad);
+        OF_CUDA_LAUNCHED("hook unpack launch");
+        s = download(st, ix, r->out[1], err);
+        if (s == OF_OK) s = download(st, iy, r->out[2], err);
+        if (s == OF_OK) s = download(st, it, r->out[3], err);
+        return s;
+    }
+    case Stage::HsTensor: {
+        if (l.hs_tensor == 0 || st.rho_blur.radius == 0)
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: HsTensor needs a CLG context with rho > 0");
+        const std::size_t plane0 = static_cast<std::size_t>(l.dims[0].pitch) * static_cast<std::size_t>(l.dims[0].h) * 4;
+        for (int c = 0; c < kHsChannels && s == OF_OK; ++c)
+            s = download(st, st.plane<float>(l.hs_tensor + static_cast<std::size_t>(c) * plane0, d), r->out[c], err);
+        return s;
+    }
+    default: { // HsSolve
+        int side = 0;
+        s = hs_solve(st, d, r->iterations, 0, r->epsilon, true, &side, err);
+        const DPlane<float> a = st.scratch(0, d), b = st.scratch(1, d);
+        if (s == OF_OK) s = hs_unpack_increment(st, d, side, a, b, err);
+        if (s == OF_OK) s = download(st, a, r->out[0], err);
+        if (s == OF_OK) s = download(st, b, r->out[1], err);
+        if (s != OF_OK) return s;
+        int stop = kNotStopped;
+        OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, str),
+                    "hook download");
+        OF_CUDA_TRY(cudaStreamSynchronize(str), "hook download");
+        r->iterations_run = r->epsilon > 0.0f ? iterations_run(st, d, stop, r->iterations) : r->iterations;
+        return OF_OK;
+    }
+    }
 }
 
 } // namespace
@@ -201,6 +259,9 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
     const bool two = r->stage == Stage::Resample || r->stage == Stage::Upsample;
     if (r->w < 1 || r->h < 1 || r->w > mw || r->h > mh || (two && (r->w2 < 1 || r->h2 < 1 || r->w2 > mw || r->h2 > mh)))
         return err.fail(OF_ERR_SIZE, "hooks: stage size %dx%d -> %dx%d outside 1..%dx%d", r->w, r->h, r->w2, r->h2, mw, mh);
+    const bool tvl1_stage = r->stage == Stage::Gradient || r->stage == Stage::Warp || r->stage == Stage::Iterate;
+    if (tvl1_stage && is_variational(st.cfg.algorithm))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: TV-L1 stage on a %s context", st.ops->name);
     const LevelDims d = dims_of(r->w, r->h);
     const LevelDims d2 = two ? dims_of(r->w2, r->h2) : d;
     const DevLayout& l = st.lay;
@@ -269,6 +330,12 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
     case Stage::Iterate:
         return st.tun.precision == OF_PRECISION_F16 ? iterate_stage<__half2>(st, r, d, err)
                                                     : iterate_stage<float2>(st, r, d, err);
+    case Stage::HsPrepare:
+    case Stage::HsTensor:
+    case Stage::HsSolve:
+        if (!is_variational(st.cfg.algorithm))
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: HS stage on a %s context", st.ops->name);
+        return hs_stage(st, r, d, err);
     }
     return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: unknown stage %d", static_cast<int>(r->stage));
 }
@@ -292,14 +359,20 @@ of_status bench_prepare(State* stp, const float* i0, const float* i1, int w, int
         of_status r = build_pyramid(st, f, Src{st.arena + l.raw[f], row}, &d, 1, err);
         if (r != OF_OK) return r;
     }
-    const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
-    const DPlane<float> i1p = st.pyr(1, 0, d);
-    OF_CUDA_TRY(launch_gradient(as_const(i1p), st.plane<float4>(l.i1g, d), st.stream), "bench gradient launch");
     of_status r = zero(st, l.u[0], d, 8, err);
-    if (r == OF_OK) r = zero(st, l.px[0], d, pair, err);
-    if (r == OF_OK) r = zero(st, l.py[0], d, pair, err);
     if (r == OF_OK) r = reset_ctrl(st, err);
-    if (r == OF_OK) r = run_warp(st, d, 0, 0, err);
+    if (is_variational(st.cfg.algorithm)) {
+        int side = 0;
+        if (r == OF_OK) r = hs_prepare_warp(st, d, 0, 0, err);
+        if (r == OF_OK) r = hs_solve(st, d, 0, -1, 0.0f, true, &side, err); // du = 0
+    } else {
+        const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
+        const DPlane<float> i1p = st.pyr(1, 0, d);
+        OF_CUDA_TRY(launch_gradient(as_const(i1p), st.plane<float4>(l.i1g, d), st.stream), "bench gradient launch");
+        if (r == OF_OK) r = zero(st, l.px[0], d, pair, err);
+        if (r == OF_OK) r = zero(st, l.py[0], d, pair, err);
+        if (r == OF_OK) r = run_warp(st, d, 0, 0, err);
+    }
     if (r != OF_OK) return r;
     OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "bench prepare");
     st.bench_w = w;
@@ -324,7 +397,14 @@ of_status bench_iterations(State* stp, int iterations, int runs, float* ms, cons
     for (int k = 0; k < runs && r == OF_OK; ++k) {
         cudaError_t e = cudaEventRecord(ev[0], st.stream);
         if (e == cudaSuccess) {
-            r = run_iterations(st, d, iterations, -1, 0.0f, &st.bench_ucur, &st.bench_pcur, err);
+            if (is_variational(st.cfg.algorithm)) {
+                // Continues from the last run's increment (side 0 after an even count: the
+                // iterate is what it is; only the time counts).
+                int side = 0;
+                r = hs_solve(st, d, iterations, -1, 0.0f, false, &side, err);
+            } else {
+                r = run_iterations(st, d, iterations, -1, 0.0f, &st.bench_ucur, &st.bench_pcur, err);
+            }
             if (r != OF_OK) break;
             e = cudaEventRecord(ev[1], st.stream);
         }
@@ -337,7 +417,56 @@ of_status bench_iterations(State* stp, int iterations, int runs, float* ms, cons
     return r;
 }
 
+namespace {
+
+// HS / CLG (cuda/hs_cuda.cuh). Bytes per pixel per iteration, F32 (F16 halves each term): the
+// increment (du, dv) 8 read + 8 written, the three coefficient pairs 24 read:
+//   Jacobi GLOBAL           8 + 24 + 8                                     = 40 (F16 20)
+//   Jacobi MULTI_ITER/FUSED the GLOBAL pass once per launch of P iterations = 40/P (20/P)
+//   SOR GLOBAL              per half-sweep, per pixel of its colour: its old value, its
+//                           coefficients, its new value (8 + 24 + 8), and the other colour's
+//                           array once (8 per pixel of that colour): 24 + 24 per pixel = 48 (24)
+//   SOR FUSED               both colours' old values, coefficients, new values once = 40 (20)
+// FLOPs per pixel per iteration: the two 9-point means 18 (F16's Laplacian form 20; counted 18),
+// the affine update 8, SOR's relaxation 6 more: Jacobi 26, SOR 32.
+Model hs_model(const State* st, int w, int h, int iterations) {
+    Model m;
+    const bool half = st->tun.precision == OF_PRECISION_F16;
+    const double k = half ? 0.5 : 1.0;
+    const bool sor = st->cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    m.flops = sor ? 32.0 : 26.0;
+    m.redundancy = 1.0;
+    if (sor) {
+        m.bytes = k * (st->tun.variant == OF_VARIANT_GLOBAL ? 48.0 : 40.0);
+        if (st->tun.variant != OF_VARIANT_GLOBAL) { // the red ring: (2 bw + 2)(bh + 2) / 2 per 2 bw bh / 2
+            const double bw = st->tun.bw, bh = st->tun.bh;
+            m.redundancy = 0.5 * ((2 * bw + 2) * (bh + 2) / (2 * bw * bh) + 1.0);
+        }
+        return m;
+    }
+    if (st->tun.variant == OF_VARIANT_GLOBAL) {
+        m.bytes = k * 40.0;
+        return m;
+    }
+    const int depth = st->tun.variant == OF_VARIANT_MULTI_ITER ? st->tun.depth : 1;
+    const int n_it = iterations > 0 ? iterations : depth;
+    const int launches = (n_it + depth - 1) / depth;
+    double executed = 0.0;
+    for (int q = 0; q < launches; ++q) {
+        const int n = n_it / launches + (q < n_it % launches ? 1 : 0);
+        const int tw = st->tun.region_w - 2 * depth, th = st->tun.region_h - 2 * depth; // tiles sized for depth
+        const double blocks = static_cast<double>((w + tw - 1) / tw) * static_cast<double>((h + th - 1) / th);
+        executed += n * blocks * st->tun.region_w * st->tun.region_h;
+    }
+    m.bytes = k * 40.0 * launches / n_it;
+    m.redundancy = executed / (static_cast<double>(n_it) * static_cast<double>(w) * static_cast<double>(h));
+    return m;
+}
+
+} // namespace
+
 Model model(const State* st, int w, int h, int iterations) {
+    if (is_variational(st->cfg.algorithm)) return hs_model(st, w, h, iterations);
     Model m;
     const bool half = st->tun.precision == OF_PRECISION_F16;
     const double pass = half ? 40.0 : 64.0; // one fused read+write pass of u, p, constants

@@ -12,7 +12,7 @@ namespace oflow {
 namespace cuda {
 namespace hooks {
 
-enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate, Blur };
+enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate, Blur, HsPrepare, HsTensor, HsSolve };
 
 /// One stage on host planes (packed rows: pitch = width). Sizes must fit the context's maximum.
 ///  BlurH, BlurV: in[0] (w x h) -> out[0] (w x h), Gaussian make_gaussian(sigma)
@@ -27,6 +27,12 @@ enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate, Bl
 ///                the context's variant (epsilon as given, stop slot 0) -> out = u1, u2, p11,
 ///                p12, p21, p22, and the I1wx, I1wy the kernels read (F16: rounded);
 ///                iterations_run = what epsilon let run.
+/// HS / CLG contexts (the steps of one warp of cuda/hs_frame.cu at level 0, from in = I0, I1,
+/// u1, u2):
+///  HsPrepare:    out = I1w, Ix, Iy, It (the warp and the cube derivatives)
+///  HsTensor:     out = the five smoothed tensor channels j11, j12, j13, j22, j23 (CLG, rho > 0)
+///  HsSolve:      `iterations` of the context's solver and variant from du = 0 (epsilon as
+///                given, stop slot 0) -> out = du, dv; iterations_run as for Iterate.
 struct StageRun {
     Stage stage;
     int w, h;
@@ -42,7 +48,8 @@ struct StageRun {
 of_status run_stage(State* st, StageRun* r, const ErrorSink& err);
 
 /// Inner-loop benchmark: the context must have format F32. Uploads the frames (w x h, packed,
-/// 0..255), builds level 0 (presmooth), the gradient and the warp constants at u = 0, p = 0.
+/// 0..255), builds level 0 (presmooth), the gradient and the warp constants at u = 0, p = 0
+/// (HS / CLG: the warp, derivatives, tensor and coefficients at u = 0, du = 0).
 of_status bench_prepare(State* st, const float* i0, const float* i1, int w, int h, const ErrorSink& err);
 /// `runs` timings (CUDA events, ms) of `iterations` inner iterations each, epsilon 0, on the
 /// prepared level (u and p carry over from run to run).

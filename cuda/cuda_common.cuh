@@ -29,6 +29,41 @@ struct DPlane {
 
 __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/// Keys cubic weights (a = -0.5) of the four taps at fraction t, the reference's (warp_ref.cpp)
+/// operations in its order.
+__device__ __forceinline__ void cubic_weights(float t, float w[4]) {
+    w[0] = ((-0.5f * t + 1.0f) * t - 0.5f) * t;
+    w[1] = (1.5f * t - 2.5f) * t * t + 1.0f;
+    w[2] = ((-1.5f * t + 2.0f) * t + 0.5f) * t;
+    w[3] = (0.5f * t - 0.5f) * t * t;
+}
+
+/// The 4x4 bicubic taps of position (x + u.x, y + u.y) in a w x h plane (warp_ref.cpp
+/// bicubic_taps, the same operations): weights, clamped columns, the first row iy - 1 (clamp each
+/// row), and whether the position lies inside the plane. Positions are clamped to +-1e6 first, so
+/// the int conversions are defined.
+struct BicubicTaps {
+    float wx[4], wy[4];
+    int cx[4];
+    int iy;
+    bool inside;
+};
+__device__ __forceinline__ BicubicTaps bicubic_taps(int x, int y, float2 u, int w, int h) {
+    const float lim = 1e6f;
+    float px = static_cast<float>(x) + u.x, py = static_cast<float>(y) + u.y;
+    px = px < -lim ? -lim : (px > lim ? lim : px);
+    py = py < -lim ? -lim : (py > lim ? lim : py);
+    BicubicTaps t;
+    const float fx = floorf(px), fy = floorf(py);
+    const int ix = static_cast<int>(fx);
+    t.iy = static_cast<int>(fy);
+    cubic_weights(px - fx, t.wx);
+    cubic_weights(py - fy, t.wy);
+    for (int i = 0; i < 4; ++i) t.cx[i] = clampi(ix - 1 + i, 0, w - 1);
+    t.inside = px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1);
+    return t;
+}
+
 __device__ __forceinline__ int thread_rank() {
     return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
 }
@@ -76,10 +111,12 @@ struct EpsArgs {
 /// Every thread of every block of launch `launch` calls this once, after its last global write,
 /// with its own sum of |u_new - u_old|^2. Each block stores its partial sum; the last block to
 /// finish (threadfence + atomicInc, which also resets the counter to 0) adds the partials in a
-/// fixed order and, when the mean is <= epsilon^2, records `launch` in *stop: launches with a
-/// larger index then return at once. Works on every architecture (no grid sync, no double
-/// atomics) and is deterministic.
-__device__ __forceinline__ void epsilon_step(float err, const EpsArgs& e, int launch) {
+/// fixed order (then the `extra_n` partials of an earlier launch of the same step, `extra`, when
+/// given: the red half-sweep's of a red-black SOR iteration) and, when the mean is <= epsilon^2,
+/// records `launch` in *stop: launches with a larger index then return at once. Works on every
+/// architecture (no grid sync, no double atomics) and is deterministic.
+__device__ __forceinline__ void epsilon_step(float err, const EpsArgs& e, int launch, const float* extra = nullptr,
+                                             unsigned extra_n = 0) {
     __shared__ float shf[32];
     __shared__ double shd[32];
     __shared__ int last;
@@ -99,8 +136,19 @@ __device__ __forceinline__ void epsilon_step(float err, const EpsArgs& e, int la
     double acc = 0.0;
     for (unsigned i = static_cast<unsigned>(tid); i < nb; i += static_cast<unsigned>(nt))
         acc += static_cast<double>(p[i]);
+    const volatile float* q = extra;
+    for (unsigned i = static_cast<unsigned>(tid); i < extra_n; i += static_cast<unsigned>(nt))
+        acc += static_cast<double>(q[i]);
     acc = block_sum(acc, shd);
     if (tid == 0 && acc <= e.thresh) *e.stop = launch;
+}
+
+/// The block's sum of err into partials[block] (thread 0), for a launch whose epsilon decision a
+/// later launch makes (epsilon_step's `extra`). Every thread calls it once, after its last write.
+__device__ __forceinline__ void block_partial(float err, float* partials) {
+    __shared__ float shf[32];
+    const float s = block_sum(err, shf);
+    if (thread_rank() == 0) partials[blockIdx.x + gridDim.x * blockIdx.y] = s;
 }
 
 /// True when the warp this launch belongs to has already stopped (uniform over the grid).

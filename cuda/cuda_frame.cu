@@ -13,6 +13,7 @@
 #include "core/schedule.hpp"
 
 #include <cstddef>
+#include <cstdio>
 
 namespace oflow {
 namespace cuda {
@@ -122,12 +123,15 @@ of_status iterate(State& st, const LevelDims& d, int iterations, int slot, float
 
 } // namespace
 
-int iterations_run(const State& st, int stop_value, int iterations) {
-    const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
+int iterations_by_launch(int stop_value, int iterations, int depth) {
     const int launches = (iterations + depth - 1) / depth;
     if (stop_value < 0 || stop_value >= launches) return iterations;
     const int n = (stop_value + 1) * depth;
     return n < iterations ? n : iterations;
+}
+
+int iterations_run(const State& st, const LevelDims& d, int stop_value, int iterations) {
+    return st.ops->iterations_run(st, d, stop_value, iterations);
 }
 
 namespace {
@@ -307,7 +311,6 @@ of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
 // iterations. Depends only on the frame size, so it can be captured as a graph (unless the
 // frame is split: the CPU levels wait for the pyramids in the middle).
 of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
-    const of_config& cfg = st.cfg;
     const cudaStream_t s = st.stream;
     const DevLayout& lay = st.lay;
     const LevelDims* dims = info->dims;
@@ -331,8 +334,7 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     OF_CUDA_TRY(cudaMemsetAsync(ctrl, 0, offsetof(Ctrl, stop), s), "cudaMemsetAsync(ctrl)");
     OF_CUDA_TRY(cudaMemsetAsync(ctrl->stop, 0x7f, sizeof(ctrl->stop), s), "cudaMemsetAsync(stop)");
 
-    const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
-    int ucur = 0, pcur = 0;
+    int ucur = 0;
     // plan_frame() set gpu_levels = levels and cpu_iterations = 0; a split frame changes both
     // (and makes top known to the host).
     if (st.cpu.from > 0 && st.cpu.from < levels) { // u[0] then holds level `from`'s flow
@@ -344,7 +346,6 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     // Levels above it still run (they are small); their flow is zeroed at their end, so that
     // the level `top` starts from zero flow exactly as the CPU path, which starts there.
     const int* top_dev = info->top < 0 ? &ctrl->top : nullptr;
-    const int median = static_cast<int>(cfg.median_size);
     for (int l = info->gpu_levels - 1; l >= 0; --l) {
         const LevelDims& d = dims[l];
         if (l == levels - 1) {
@@ -359,24 +360,8 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
                         "upsample launch");
             ucur ^= 1;
         }
-        pcur = 0;
-        OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.px[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
-        OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.py[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
-        const int iterations = static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l));
-        const DPlane<float> i1 = st.pyr(1, l, d);
-        OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float4>(lay.i1g, d), s), "gradient launch");
-        for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
-            r = run_warp(st, d, l, ucur, err);
-            if (r == OF_OK)
-                r = run_iterations(st, d, iterations, l * kMaxWarps + wp, cfg.epsilon, &ucur, &pcur, err);
-            if (r != OF_OK) return r;
-            if (median > 0) { // u[ucur] -> u[ucur ^ 1]: precision-independent (float2 u planes)
-                const DPlane<float2> u = st.plane<float2>(lay.u[ucur], d);
-                OF_CUDA_TRY(launch_median_flow({u.p, u.w, u.h, u.pitch}, st.plane<float2>(lay.u[ucur ^ 1], d), median, s),
-                            "median launch");
-                ucur ^= 1;
-            }
-        }
+        r = st.ops->level(st, d, l, &ucur, err);
+        if (r != OF_OK) return r;
         OF_CUDA_TRY(launch_finish_level(st.plane<float2>(lay.u[ucur], d), l, top_dev, info->top,
                                         level_margin(l, d.w, d.h), s),
                     "level end launch");
@@ -391,10 +376,10 @@ of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveI
     if (info->levels > st.lay.levels || w > static_cast<int>(cfg.max_width) || h > static_cast<int>(cfg.max_height))
         return err.fail(OF_ERR_INTERNAL, "cuda: %dx%d frame with %d levels exceeds the plan (%d levels)", w, h,
                         info->levels, st.lay.levels);
-    const int depth = st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1;
     info->launches = 0;
     for (int l = 0; l < info->levels; ++l)
-        info->launches += (static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l)) + depth - 1) / depth;
+        info->launches +=
+            st.ops->launches(st, info->dims[l], static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l)));
     info->ucur = 0;
     info->gpu_levels = info->levels;
     info->cpu_iterations = 0;
@@ -405,7 +390,7 @@ of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveI
 
 } // namespace
 
-of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info) {
+of_status run_frame(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info) {
     of_status r = plan_frame(st, w, h, err, info);
     if (r == OF_OK) r = convert_frame(st, 0, a, info->dims[0], err);
     if (r == OF_OK) r = convert_frame(st, 1, b, info->dims[0], err);
@@ -457,6 +442,60 @@ of_status capture_solver(State& st, const ErrorSink& err) {
     st.graph_ucur = info.ucur;
     return OF_OK;
 }
+
+// ---- TV-L1's steps ------------------------------------------------------------------------
+
+namespace {
+
+// p = 0, the gradient of I1, then per warp the bicubic warp, the inner iterations of the
+// configured variant and the median filter.
+of_status tvl1_level(State& st, const LevelDims& d, int l, int* ucur, const ErrorSink& err) {
+    const of_config& cfg = st.cfg;
+    const cudaStream_t s = st.stream;
+    const DevLayout& lay = st.lay;
+    const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
+    int pcur = 0;
+    OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.px[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
+    OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.py[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
+    const int iterations = static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l));
+    const DPlane<float> i1 = st.pyr(1, l, d);
+    OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float4>(lay.i1g, d), s), "gradient launch");
+    const int median = static_cast<int>(cfg.median_size);
+    for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
+        of_status r = run_warp(st, d, l, *ucur, err);
+        if (r == OF_OK) r = run_iterations(st, d, iterations, l * kMaxWarps + wp, cfg.epsilon, ucur, &pcur, err);
+        if (r != OF_OK) return r;
+        if (median > 0) { // u[ucur] -> u[ucur ^ 1]: precision-independent (float2 u planes)
+            const DPlane<float2> u = st.plane<float2>(lay.u[*ucur], d);
+            OF_CUDA_TRY(launch_median_flow({u.p, u.w, u.h, u.pitch}, st.plane<float2>(lay.u[*ucur ^ 1], d), median, s),
+                        "median launch");
+            *ucur ^= 1;
+        }
+    }
+    return OF_OK;
+}
+
+int tvl1_depth(const State& st) { return st.tun.variant == OF_VARIANT_MULTI_ITER ? st.tun.depth : 1; }
+
+int tvl1_launches(const State& st, const LevelDims&, int iterations) {
+    return (iterations + tvl1_depth(st) - 1) / tvl1_depth(st);
+}
+
+int tvl1_iterations_run(const State& st, const LevelDims&, int stop_value, int iterations) {
+    return iterations_by_launch(stop_value, iterations, tvl1_depth(st));
+}
+
+void tvl1_iteration_kernels(const State& st, char* prefix, std::size_t n) {
+    if (st.tun.variant == OF_VARIANT_MULTI_ITER)
+        std::snprintf(prefix, n, "multi_iter_%s_r%d_b%d", st.tun.precision == OF_PRECISION_F16 ? "f16x2" : "f32",
+                      st.tun.rows, st.tun.bound);
+    else
+        std::snprintf(prefix, n, "%s", st.tun.variant == OF_VARIANT_GLOBAL ? "global_calc" : "fused");
+}
+
+} // namespace
+
+const AlgoOps kTvl1Ops = {"tvl1", tvl1_level, tvl1_launches, tvl1_iterations_run, tvl1_iteration_kernels};
 
 } // namespace cuda
 } // namespace oflow

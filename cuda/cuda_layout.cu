@@ -1,6 +1,8 @@
 // Sizing of the CUDA path (see cuda_layout.hpp). Host code only.
 #include "cuda/cuda_layout.hpp"
 
+#include "core/hs_kernels.hpp"
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -143,6 +145,80 @@ of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, T
     return OF_OK;
 }
 
+of_status hs_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tuning* t, const ErrorSink& err) {
+    const bool sor = cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    const bool table = d && d->has;
+    const bool f16 = cfg.precision == OF_PRECISION_F16;
+    t->precision = f16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    of_variant v = cfg.variant != OF_VARIANT_AUTO ? cfg.variant : (table ? d->variant : OF_VARIANT_MULTI_ITER);
+    if (sor && v == OF_VARIANT_MULTI_ITER) {
+        if (cfg.variant == OF_VARIANT_MULTI_ITER)
+            return err.fail(OF_ERR_UNSUPPORTED,
+                            "config: red-black SOR has no MULTI_ITER variant (GLOBAL: one launch per half-sweep; "
+                            "FUSED: red and black in one launch)");
+        v = OF_VARIANT_FUSED; // the table's MULTI_ITER rows are Jacobi's
+    }
+    t->variant = v;
+    const bool from_table = table && d->variant == v;
+    const bool lanes32 = !sor && v != OF_VARIANT_GLOBAL; // the register-tiled Jacobi kernel
+    // A table row's block applies when it is for this variant (and, for the 32-lane kernel, 32 wide:
+    // the thesis's Shared_Fusion rows are 64x8, a shape that kernel cannot take).
+    const bool row_block = from_table && (!lanes32 || d->bw == 32);
+    t->bw = cfg.block_width ? static_cast<int>(cfg.block_width) : (row_block ? d->bw : (sor ? kHsSorBlockX : 32));
+    t->bh = cfg.block_height ? static_cast<int>(cfg.block_height) : (row_block ? d->bh : (sor ? kHsSorBlockY : 8));
+    t->rows = 1;
+    t->depth = 1;
+    t->bound = 0;
+    t->shared_bytes = 0;
+    if (t->bw < 1 || t->bh < 1 || t->bw * t->bh > 1024)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d: 1..1024 threads", t->bw, t->bh);
+    if (lanes32) {
+        if (t->bw != 32 || t->bh > kMultiMaxWarps)
+            return err.fail(OF_ERR_INVALID_ARGUMENT,
+                            "config: HS/CLG %s Jacobi block %dx%d: the width must be 32 (one lane per column) and "
+                            "the height 1..%d warps",
+                            v == OF_VARIANT_FUSED ? "FUSED" : "MULTI_ITER", t->bw, t->bh, kMultiMaxWarps);
+        // FUSED (depth 1) gains nothing from tall strips: 4 rows, the kernel that fits every board
+        // without spilling (k_hs_multi<__half2, 8> spills 136 B on sm_53/62: docs/jetson-resources.md).
+        const int rows = v == OF_VARIANT_FUSED ? kHsRowsFused
+                         : row_block && d->rows > 1 ? d->rows
+                                                    : (f16 ? kHsRowsF16 : kHsRowsF32);
+        if (rows != 4 && rows != 6 && rows != 8)
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: HS/CLG MULTI_ITER holds 4, 6 or 8 rows per thread, not %d",
+                            rows);
+        t->rows = rows;
+        t->depth = v == OF_VARIANT_FUSED ? 1
+                   : cfg.fused_depth ? static_cast<int>(cfg.fused_depth)
+                   : row_block && d->depth > 0 ? d->depth
+                                               : (f16 ? kHsDepthF16 : kHsDepthF32);
+        t->region_w = 32 * hs_multi_cols(t->precision);
+        t->region_h = t->bh * t->rows;
+        if (t->region_w <= 2 * t->depth || t->region_h <= 2 * t->depth)
+            return err.fail(OF_ERR_INVALID_ARGUMENT,
+                            "config: HS/CLG MULTI_ITER region %dx%d has no output pixels with fused_depth %d (each "
+                            "side must exceed 2 x depth = %d)",
+                            t->region_w, t->region_h, t->depth, 2 * t->depth);
+        t->tile_w = t->region_w - 2 * t->depth;
+        t->tile_h = t->region_h - 2 * t->depth;
+    } else if (sor) { // GLOBAL: bw slots (2 bw pixels) per block row; FUSED: 2 bw x bh pixels
+        t->tile_w = t->region_w = 2 * t->bw;
+        t->tile_h = t->region_h = t->bh;
+        if (v == OF_VARIANT_FUSED) {
+            t->region_w += 2;
+            t->region_h += 2;
+            t->shared_bytes = static_cast<std::size_t>(2 * t->bw + 2) * static_cast<std::size_t>(t->bh + 2) * (f16 ? 4u : 8u);
+        }
+    } else { // GLOBAL Jacobi
+        t->tile_w = t->region_w = t->bw;
+        t->tile_h = t->region_h = t->bh;
+    }
+    if (t->shared_bytes > kMaxDynamicShared)
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "config: block %dx%d needs %zu bytes of shared memory, more than the %zu every board allows",
+                        t->bw, t->bh, t->shared_bytes, kMaxDynamicShared);
+    return OF_OK;
+}
+
 of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->levels = dev_pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
                                  cfg, l->dims);
@@ -181,20 +257,40 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->raw[0] = c.take(raw);
     l->raw[1] = c.take(raw);
     l->scratch = c.take(scratch);
-    l->i1g = c.take(f4);
+    const bool hs = is_variational(cfg.algorithm);
+    const bool sor = hs && cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    l->i1g = c.take(hs ? 0 : f4);
     l->u[0] = c.take(f2);
     l->u[1] = c.take(f2);
-    l->px[0] = c.take(t2);
-    l->py[0] = c.take(t2);
-    l->px[1] = pingpong_p ? c.take(t2) : l->px[0];
-    l->py[1] = pingpong_p ? c.take(t2) : l->py[0];
-    l->g = c.take(t2);
-    l->rc = c.take(f32);
-    l->gr = c.take(t.precision == OF_PRECISION_F16 ? 0 : f32);
+    l->px[0] = c.take(hs ? 0 : t2);
+    l->py[0] = c.take(hs ? 0 : t2);
+    l->px[1] = pingpong_p && !hs ? c.take(t2) : l->px[0];
+    l->py[1] = pingpong_p && !hs ? c.take(t2) : l->py[0];
+    l->g = c.take(hs ? 0 : t2);
+    l->rc = c.take(hs ? 0 : f32);
+    l->gr = c.take(hs || t.precision == OF_PRECISION_F16 ? 0 : f32);
+    // HS / CLG: an SOR slot holds both half planes (each hs_half_pitch rows: dev_pitch(ceil(w/2))).
+    std::size_t slot = t2, split = 0, tensor = 0;
+    if (sor) {
+        if (!mul(static_cast<std::size_t>(dev_pitch((static_cast<int>(w0) + 1) / 2)) * 2, h0, &split) ||
+            !mul(split, pair, &split))
+            return OF_ERR_OVERFLOW;
+        slot = split > t2 ? split : t2;
+    }
+    const bool blurred = hs && cfg.algorithm == OF_ALGO_CLG && make_gaussian(cfg.hs.rho).radius > 0;
+    if (blurred && !mul(f32, kHsChannels, &tensor)) return OF_ERR_OVERFLOW;
+    l->hs_slot = hs ? slot : 0;
+    l->hs_i1w = c.take(hs ? f32 : 0);
+    l->hs_deriv = c.take(hs ? f4 : 0);
+    l->hs_tensor = c.take(tensor);
+    for (int k = 0; k < 3; ++k) l->hs_coef[k] = c.take(l->hs_slot);
+    for (int k = 0; k < 2; ++k) l->hs_du[k] = c.take(l->hs_slot);
+    l->robust = hs ? l->hs_deriv : l->i1g;
     l->ctrl = c.take(sizeof(Ctrl));
     std::size_t partial_bytes = 0;
     if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;
     l->partials = c.take(partial_bytes);
+    l->red_partials = c.take(sor && t.variant == OF_VARIANT_GLOBAL ? partial_bytes : 0);
     if (!c.end(&l->device_bytes)) return OF_ERR_OVERFLOW;
 
     Carver s;

@@ -210,8 +210,21 @@ struct DevLayout {
     std::size_t g;                   // T2 (I1wx, I1wy)
     std::size_t rc;                  // F32 rho_c
     std::size_t gr;                  // F32 |grad I1w|^2 (F32 precision only; else 0 bytes)
+    std::size_t robust;              // 3 F32 planes of the local normalisation, free until a
+                                     // level's first stage reads the slot (TV-L1: i1g; HS: hs_deriv)
+    // HS / CLG (config.algorithm OF_ALGO_HS or OF_ALGO_CLG; every TV-L1 slot above from i1g to gr
+    // is then 0 bytes, and these are 0 bytes for TV-L1). Slots are level-0 sized; an SOR solve
+    // keeps its coefficient and increment planes in the split layout (hs_cuda.cuh: red half plane
+    // at the slot's start, black after it, each hs_half_pitch(w) elements per row).
+    std::size_t hs_i1w;              // F32 frame 1 warped by the current flow
+    std::size_t hs_deriv;            // float4 (Ix, Iy, It, 0)
+    std::size_t hs_tensor;           // kHsChannels F32 planes, the smoothed tensor (CLG, rho > 0)
+    std::size_t hs_coef[3];          // T2 coefficient pairs: diag, off, rhs
+    std::size_t hs_du[2];            // T2 (du, dv), ping-pong
+    std::size_t hs_slot;             // bytes of one hs_coef / hs_du slot
     std::size_t ctrl;                // Ctrl
     std::size_t partials;            // F32 per-block partial sums of the epsilon reduction
+    std::size_t red_partials;        // HS GLOBAL SOR: the red half-sweep's (partial_count floats), else 0
     std::size_t partial_count;
     std::size_t device_bytes;        // total
     // Pinned staging: both frames on the way in, then (reused) the flow on the way out as
@@ -223,8 +236,32 @@ struct DevLayout {
     std::size_t pinned_bytes;
 };
 
-/// OF_ERR_OVERFLOW when a size does not fit in size_t.
+/// OF_ERR_OVERFLOW when a size does not fit in size_t. Carves the buffers of cfg.algorithm's
+/// CUDA path (TV-L1's, or HS/CLG's: is_variational).
 of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l);
+
+/// HS and CLG: the variational family of hs_cuda.cuh (its layout, tuning and frame steps).
+inline bool is_variational(of_algorithm a) { return a == OF_ALGO_HS || a == OF_ALGO_CLG; }
+
+/// HS / CLG launch shapes (hs_cuda.cuh). Jacobi: GLOBAL (one launch per iteration, any block
+/// up to 1024 threads, default 32x8), FUSED (the MULTI_ITER kernel at depth 1, kHsRowsFused
+/// rows) and MULTI_ITER
+/// (32 lanes x block_height warps (1..kMultiMaxWarps), kHsRows* rows per thread (4, 6 or 8),
+/// fused_depth iterations per launch, default kHsDepth*). Red-black SOR: GLOBAL (one launch per
+/// half-sweep) and FUSED (red and black in one launch: blocks of bw x bh threads own 2 bw x bh
+/// pixels); MULTI_ITER asked for explicitly is OF_ERR_UNSUPPORTED, and a table's MULTI_ITER row
+/// (its rows are Jacobi's) gives SOR the FUSED kernel with the built-in block.
+const int kHsRowsF32 = 8, kHsRowsF16 = 8, kHsRowsFused = 4;
+const int kHsDepthF32 = 5, kHsDepthF16 = 7;
+/// Columns per thread of the MULTI_ITER Jacobi kernel (hs_multi_cuda.cu): F16 pairs take half
+/// the registers, so each thread holds two columns (a 64-column region).
+inline int hs_multi_cols(of_precision p) { return p == OF_PRECISION_F16 ? 2 : 1; }
+/// The deepest fused depth a coarse level's launches take (hs_frame.cu): a level whose grid at
+/// the configured depth would not give every SM a block is launch-bound, not bound by its
+/// pixels, so its launches run up to this many iterations each.
+const int kHsCoarseDepth = 12;
+const int kHsSorBlockX = 32, kHsSorBlockY = 8;
+of_status hs_resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
 
 /// Bytes per pixel of an input format.
 std::size_t format_bytes(of_pixel_format f);

@@ -11,13 +11,39 @@
 namespace oflow {
 namespace cuda {
 
+struct State;
+
+/// What the frame pipeline (cuda_frame.cu) needs of an algorithm's CUDA path: everything of a
+/// frame but the per-level refinement is shared (conversion, exposure match, normalisation,
+/// pyramids, texture rule, split frames, upsampling, the level's end, graph capture, output).
+struct AlgoOps {
+    const char* name;
+    /// Refines the flow of level `level` (size d), which u[*ucur] holds (zero at the coarsest
+    /// level, else the coarser level upsampled): warps, inner iterations (epsilon stop slot
+    /// level * kMaxWarps + warp), median; *ucur names the plane holding the result. Enqueues only.
+    of_status (*level)(State& st, const LevelDims& d, int level, int* ucur, const ErrorSink& err);
+    /// Kernel launches of one warp of `iterations` inner iterations on a level of size d (the
+    /// graph's size).
+    int (*launches)(const State& st, const LevelDims& d, int iterations);
+    /// Inner iterations one warp of a level of size d ran, given its stop slot value
+    /// (kNotStopped: all of them).
+    int (*iterations_run)(const State& st, const LevelDims& d, int stop_value, int iterations);
+    /// The KernelList name prefix of the iteration kernels the tuning selected, whose block
+    /// create() checks against what they can launch.
+    void (*iteration_kernels)(const State& st, char* prefix, std::size_t n);
+};
+extern const AlgoOps kTvl1Ops; // cuda_frame.cu
+extern const AlgoOps kHsOps;   // hs_frame.cu (HS and CLG)
+
 struct State {
+    const AlgoOps* ops;        // the algorithm's steps (kTvl1Ops, kHsOps)
     of_config cfg;             // validated copy (pointer fields are not dereferenced)
     Tuning tun;
     DevLayout lay;
     Gaussian1D presmooth;      // as context.cpp makes them
     Gaussian1D level_blur;
     Gaussian1D robust_blur;    // window of the local normalisation (cfg.robust_sigma)
+    Gaussian1D rho_blur;       // CLG's tensor smoothing (cfg.hs.rho; radius 0 otherwise)
     int device;                // the device current at create
     int sm_count;              // its multiprocessors (coarse levels use smaller MULTI_ITER blocks)
     cudaStream_t stream;
@@ -45,10 +71,11 @@ struct State {
         return plane<float>(lay.scratch + static_cast<std::size_t>(i) * plane0, d);
     }
     /// F32 planes 0..2 of the local normalisation (mean, (I - mean)^2, variance): carved from
-    /// the float4 i1g slot (4 level-0 F32 planes), which nothing reads before a level's gradient.
+    /// DevLayout::robust (a float4 slot: 4 level-0 F32 planes), which nothing reads before a
+    /// level's first stage.
     DPlane<float> robust_scratch(int i, const LevelDims& d) const {
         const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h) * 4;
-        return plane<float>(lay.i1g + static_cast<std::size_t>(i) * plane0, d);
+        return plane<float>(lay.robust + static_cast<std::size_t>(i) * plane0, d);
     }
     template <class T>
     DPlane<T> plane(std::size_t off, const LevelDims& d) const {
@@ -81,10 +108,10 @@ struct SolveInfo {
     std::uint64_t cpu_iterations; // inner iterations the CPU levels ran
 };
 
-/// Pyramids of both frames, then coarse-to-fine warps and iterations; leaves the level-0 flow
-/// in the u plane SolveInfo::ucur. Enqueues only: no allocation, no synchronisation. Frames of
-/// the maximum size replay the graph captured at create (one launch instead of ~50).
-of_status run_tvl1(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info);
+/// Pyramids of both frames, then coarse-to-fine the algorithm's levels (st.ops); leaves the
+/// level-0 flow in the u plane SolveInfo::ucur. Enqueues only: no allocation, no synchronisation.
+/// Frames of the maximum size replay the graph captured at create (one launch instead of ~50).
+of_status run_frame(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info);
 
 /// Captures everything of a maximum-size frame after the input conversion as a CUDA graph
 /// (State::graph). Called once by create(), after the warm-up.
@@ -104,8 +131,26 @@ of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const Err
 of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot, float epsilon,
                          int* ucur, int* pcur, const ErrorSink& err);
 
-/// Inner iterations run for one warp, given its stop slot value.
-int iterations_run(const State& st, int stop_value, int iterations);
+/// Inner iterations run for one warp of a level of size d, given its stop slot value
+/// (st.ops->iterations_run).
+int iterations_run(const State& st, const LevelDims& d, int stop_value, int iterations);
+
+/// Iterations run by `launches` launches of at most `depth` iterations each that stopped after
+/// launch stop_value (every iteration when it did not stop): the TV-L1 and HS rule alike.
+int iterations_by_launch(int stop_value, int iterations, int depth);
+
+// ---- HS / CLG (hs_frame.cu): bench and test hooks on one level ----------------------------
+/// Warp, derivatives, tensor and coefficients of pyramid level `level` (size d) at the flow u[ucur].
+of_status hs_prepare_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err);
+/// `iterations` iterations of the configured solver (epsilon as given, stop slot `slot`), from
+/// du = 0 when from_zero, else from what side 0 of DevLayout::hs_du holds; *side: the ping-pong
+/// side (0 or 1) holding the result.
+of_status hs_solve(State& st, const LevelDims& d, int iterations, int slot, float epsilon, bool from_zero, int* side,
+                   const ErrorSink& err);
+/// The level-0 planes of HS's increment side `side` (split or full layout) as (du, dv) planes of
+/// pairs T2 in `a`, `b` device planes (F32), for the hooks.
+of_status hs_unpack_increment(State& st, const LevelDims& d, int side, DPlane<float> a, DPlane<float> b,
+                              const ErrorSink& err);
 
 } // namespace cuda
 } // namespace oflow

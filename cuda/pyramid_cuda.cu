@@ -4,8 +4,10 @@
 // warp_ref.cpp's gradient_ref, convert_ref.cpp) with the same operations in the same order and
 // the same clamped borders; one thread per output pixel, 32x8 blocks (the fused blur: a 32x8
 // block per 32-column tile of 32 rows, fewer for large radii).
+#include "cuda/blur_tile.cuh"
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_layout.hpp"
+#include "cuda/plane_launch.cuh"
 
 #include "core/ref/kernels_ref.hpp" // kMaxF32Pixel
 
@@ -15,21 +17,11 @@ namespace {
 
 const int kBX = kPlaneBlockX, kBY = kPlaneBlockY;
 
-dim3 grid_for(int w, int h) {
-    return dim3(static_cast<unsigned>((w + kBX - 1) / kBX), static_cast<unsigned>((h + kBY - 1) / kBY));
-}
-
-__device__ __forceinline__ bool pixel(int w, int h, int* x, int* y) {
-    *x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    *y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    return *x < w && *y < h;
-}
-
 template <int kFmt>
 __global__ void __launch_bounds__(kBX * kBY) k_convert(const unsigned char* src, std::size_t stride,
                                                  DPlane<float> dst) {
     int x, y;
-    if (!pixel(dst.w, dst.h, &x, &y)) return;
+    if (!plane_pixel(dst.w, dst.h, &x, &y)) return;
     const unsigned char* row = src + static_cast<std::size_t>(y) * stride;
     float v;
     if (kFmt == OF_PIXEL_U8) {
@@ -45,7 +37,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_convert(const unsigned char* src,
 __global__ void __launch_bounds__(kBX * kBY) k_nonfinite(const unsigned char* src, std::size_t stride,
                                                    int w, int h, int* flag, int bit) {
     int x, y;
-    if (!pixel(w, h, &x, &y)) return;
+    if (!plane_pixel(w, h, &x, &y)) return;
     const float v = reinterpret_cast<const float*>(src + static_cast<std::size_t>(y) * stride)[x];
     if (!(fabsf(v) <= kMaxF32Pixel)) atomicOr(flag, bit); // image_pixels_valid: NaN fails too
 }
@@ -53,7 +45,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_nonfinite(const unsigned char* sr
 __global__ void __launch_bounds__(kBX * kBY) k_blur_h(DPlane<const float> src, DPlane<float> dst,
                                                 Gaussian1D g) {
     int x, y;
-    if (!pixel(dst.w, dst.h, &x, &y)) return;
+    if (!plane_pixel(dst.w, dst.h, &x, &y)) return;
     const int r = g.radius, w = src.w;
     const float* s = src.row(y);
     float acc = g.k[0] * s[x];
@@ -69,7 +61,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_blur_h(DPlane<const float> src, D
 __global__ void __launch_bounds__(kBX * kBY) k_blur_v(DPlane<const float> src, DPlane<float> dst,
                                                 Gaussian1D g) {
     int x, y;
-    if (!pixel(dst.w, dst.h, &x, &y)) return;
+    if (!plane_pixel(dst.w, dst.h, &x, &y)) return;
     const int r = g.radius, h = src.h;
     float d = g.k[0] * src.row(y)[x];
     for (int i = 1; i <= r; ++i) {
@@ -80,47 +72,17 @@ __global__ void __launch_bounds__(kBX * kBY) k_blur_v(DPlane<const float> src, D
     dst.row(y)[x] = d;
 }
 
-// Both Gaussian passes in one kernel (blur_h_ref then blur_v_ref). A 32x8 block owns an output
-// tile of 32 columns x `rows` rows. Shared memory (dynamic, blur_shared_bytes):
-//   src: (rows + 2r) x (32 + 2r) source values, row and column indices clamped to the plane
-//        (so every tap below reads what the reference's clamped index reads);
-//   hor: (rows + 2r) x 32 horizontal results of those (clamped) rows.
-// The horizontal value of a row is blur_h_ref's (k0 s[x], then += k_i (s[x-i] + s[x+i]) for
-// i = 1..r; its interior and border branches compute the same sums), kept in a float as the
-// two-pass version stores it; the vertical pass is blur_v_ref's over those values, so the
-// result equals the two passes bit for bit (no contraction in this file).
+// Both Gaussian passes in one kernel (blur_h_ref then blur_v_ref, bit for bit: no contraction in
+// this file): blur_tile.cuh has the tiling.
+struct PlaneLoad {
+    DPlane<const float> src;
+    __device__ float operator()(int x, int y) const { return src.row(y)[x]; }
+};
+
 __global__ void __launch_bounds__(kBX * kBY) k_blur(DPlane<const float> src, DPlane<float> dst, Gaussian1D g,
                                               int rows) {
     extern __shared__ float sm[];
-    const int r = g.radius, w = src.w, h = src.h;
-    const int sw = 32 + 2 * r, th = rows + 2 * r;
-    float* sh_src = sm;
-    float* sh_hor = sm + th * sw;
-    const int x0 = static_cast<int>(blockIdx.x) * 32, y0 = static_cast<int>(blockIdx.y) * rows;
-    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-    const int tid = ty * 32 + tx;
-    for (int i = tid; i < th * sw; i += 256) {
-        const int j = i / sw, c = i - j * sw;
-        sh_src[i] = src.row(clampi(y0 - r + j, 0, h - 1))[clampi(x0 - r + c, 0, w - 1)];
-    }
-    __syncthreads();
-    for (int j = ty; j < th; j += 8) {
-        const float* s = sh_src + j * sw + r + tx;
-        float acc = g.k[0] * s[0];
-        for (int i = 1; i <= r; ++i) acc += g.k[i] * (s[-i] + s[i]);
-        sh_hor[j * 32 + tx] = acc;
-    }
-    __syncthreads();
-    const int x = x0 + tx;
-    if (x >= w) return;
-    for (int j = ty; j < rows; j += 8) {
-        const int y = y0 + j;
-        if (y >= h) break;
-        const float* c = sh_hor + (j + r) * 32 + tx;
-        float d = g.k[0] * c[0];
-        for (int i = 1; i <= r; ++i) d += g.k[i] * (c[-i * 32] + c[i * 32]);
-        dst.row(y)[x] = d;
-    }
+    blur_tile(PlaneLoad{src}, src.w, src.h, dst, g, rows, sm);
 }
 
 // Rows per fused-blur tile: 32 while the shared memory fits every board's limit, else fewer.
@@ -160,7 +122,7 @@ __device__ __forceinline__ float lerp2(float a0, float a1, float b0, float b1, c
 
 __global__ void __launch_bounds__(kBX * kBY) k_resample(DPlane<const float> src, DPlane<float> dst) {
     int x, y;
-    if (!pixel(dst.w, dst.h, &x, &y)) return;
+    if (!plane_pixel(dst.w, dst.h, &x, &y)) return;
     const float sx = static_cast<float>(src.w) / static_cast<float>(dst.w);
     const float sy = static_cast<float>(src.h) / static_cast<float>(dst.h);
     const float fy = (static_cast<float>(y) + 0.5f) * sy - 0.5f;
@@ -173,7 +135,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_resample(DPlane<const float> src,
 __global__ void __launch_bounds__(kBX * kBY) k_upsample_flow(DPlane<const float2> src, DPlane<float2> dst,
                                                        float mx, float my) {
     int x, y;
-    if (!pixel(dst.w, dst.h, &x, &y)) return;
+    if (!plane_pixel(dst.w, dst.h, &x, &y)) return;
     const float sx = static_cast<float>(src.w) / static_cast<float>(dst.w);
     const float sy = static_cast<float>(src.h) / static_cast<float>(dst.h);
     const float fy = (static_cast<float>(y) + 0.5f) * sy - 0.5f;
@@ -188,7 +150,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_upsample_flow(DPlane<const float2
 // 16-byte element per bicubic tap.
 __global__ void __launch_bounds__(kBX * kBY) k_gradient(DPlane<const float> src, DPlane<float4> dst) {
     int x, y;
-    if (!pixel(src.w, src.h, &x, &y)) return;
+    if (!plane_pixel(src.w, src.h, &x, &y)) return;
     const int w = src.w, h = src.h;
     const float* c = src.row(y);
     const float gx = 0.5f * (c[clampi(x + 1, 0, w - 1)] - c[clampi(x - 1, 0, w - 1)]);
@@ -199,7 +161,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_gradient(DPlane<const float> src,
 __global__ void __launch_bounds__(kBX * kBY) k_write_planar(DPlane<const float2> src, float* u, float* v,
                                                       std::size_t stride) {
     int x, y;
-    if (!pixel(src.w, src.h, &x, &y)) return;
+    if (!plane_pixel(src.w, src.h, &x, &y)) return;
     const float2 f = src.row(y)[x];
     const std::size_t off = static_cast<std::size_t>(y) * stride;
     reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(u) + off)[x] = f.x;
@@ -211,7 +173,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_write_planar(DPlane<const float2>
 cudaError_t launch_convert(const void* src, std::size_t stride, of_pixel_format fmt, DPlane<float> dst,
                            cudaStream_t s) {
     const unsigned char* p = static_cast<const unsigned char*>(src);
-    const dim3 g = grid_for(dst.w, dst.h), b(kBX, kBY);
+    const dim3 g = plane_grid(dst.w, dst.h), b(kBX, kBY);
     switch (fmt) {
     case OF_PIXEL_U8: k_convert<OF_PIXEL_U8><<<g, b, 0, s>>>(p, stride, dst); break;
     case OF_PIXEL_U16: k_convert<OF_PIXEL_U16><<<g, b, 0, s>>>(p, stride, dst); break;
@@ -223,18 +185,18 @@ cudaError_t launch_convert(const void* src, std::size_t stride, of_pixel_format 
 
 cudaError_t launch_nonfinite(const void* src, std::size_t stride, int w, int h, int* flag, int bit,
                              cudaStream_t s) {
-    k_nonfinite<<<grid_for(w, h), dim3(kBX, kBY), 0, s>>>(static_cast<const unsigned char*>(src), stride,
+    k_nonfinite<<<plane_grid(w, h), dim3(kBX, kBY), 0, s>>>(static_cast<const unsigned char*>(src), stride,
                                                           w, h, flag, bit);
     return cudaGetLastError();
 }
 
 cudaError_t launch_blur_h(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s) {
-    k_blur_h<<<grid_for(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst, g);
+    k_blur_h<<<plane_grid(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst, g);
     return cudaGetLastError();
 }
 
 cudaError_t launch_blur_v(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s) {
-    k_blur_v<<<grid_for(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst, g);
+    k_blur_v<<<plane_grid(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst, g);
     return cudaGetLastError();
 }
 
@@ -251,24 +213,24 @@ cudaError_t launch_blur(DPlane<const float> src, DPlane<float> dst, const Gaussi
 }
 
 cudaError_t launch_resample(DPlane<const float> src, DPlane<float> dst, cudaStream_t s) {
-    k_resample<<<grid_for(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst);
+    k_resample<<<plane_grid(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst);
     return cudaGetLastError();
 }
 
 cudaError_t launch_gradient(DPlane<const float> src, DPlane<float4> dst, cudaStream_t s) {
-    k_gradient<<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, dst);
+    k_gradient<<<plane_grid(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, dst);
     return cudaGetLastError();
 }
 
 cudaError_t launch_upsample_flow(DPlane<const float2> src, DPlane<float2> dst, float mx, float my,
                                  cudaStream_t s) {
-    k_upsample_flow<<<grid_for(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst, mx, my);
+    k_upsample_flow<<<plane_grid(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst, mx, my);
     return cudaGetLastError();
 }
 
 cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, std::size_t stride,
                                 cudaStream_t s) {
-    k_write_planar<<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, u, v, stride);
+    k_write_planar<<<plane_grid(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, u, v, stride);
     return cudaGetLastError();
 }
 

@@ -13,47 +13,30 @@ namespace {
 
 const int kBX = kPlaneBlockX, kBY = kPlaneBlockY;
 
-__device__ __forceinline__ void cubic_weights(float t, float w[4]) {
-    w[0] = ((-0.5f * t + 1.0f) * t - 0.5f) * t;
-    w[1] = (1.5f * t - 2.5f) * t * t + 1.0f;
-    w[2] = ((-1.5f * t + 2.0f) * t + 0.5f) * t;
-    w[3] = (0.5f * t - 0.5f) * t * t;
-}
-
 template <class T2>
 __global__ void __launch_bounds__(kBX * kBY) k_warp(WarpArgs<T2> a) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     const int w = a.i1g.w, h = a.i1g.h;
     if (x >= w || y >= h) return;
-    const float lim = 1e6f;
     const float2 u = a.u.row(y)[x];
-    float px = static_cast<float>(x) + u.x, py = static_cast<float>(y) + u.y;
-    px = px < -lim ? -lim : (px > lim ? lim : px);
-    py = py < -lim ? -lim : (py > lim ? lim : py);
-    const float fx = floorf(px), fy = floorf(py);
-    const int ix = static_cast<int>(fx), iy = static_cast<int>(fy);
-    float wx[4], wy[4];
-    cubic_weights(px - fx, wx);
-    cubic_weights(py - fy, wy);
-    int cx[4];
-    for (int i = 0; i < 4; ++i) cx[i] = clampi(ix - 1 + i, 0, w - 1);
+    const BicubicTaps tp = bicubic_taps(x, y, u, w, h);
     float s = 0.0f, sx = 0.0f, sy = 0.0f;
     for (int j = 0; j < 4; ++j) {
-        const int ry = clampi(iy - 1 + j, 0, h - 1);
+        const int ry = clampi(tp.iy - 1 + j, 0, h - 1);
         const float4* r = a.i1g.row(ry);
         float t = 0.0f, tx = 0.0f, ty = 0.0f;
         for (int i = 0; i < 4; ++i) {
-            const float4 v = r[cx[i]];
-            t += wx[i] * v.x;
-            tx += wx[i] * v.y;
-            ty += wx[i] * v.z;
+            const float4 v = r[tp.cx[i]];
+            t += tp.wx[i] * v.x;
+            tx += tp.wx[i] * v.y;
+            ty += tp.wx[i] * v.z;
         }
-        s += wy[j] * t;
-        sx += wy[j] * tx;
-        sy += wy[j] * ty;
+        s += tp.wy[j] * t;
+        sx += tp.wy[j] * tx;
+        sy += tp.wy[j] * ty;
     }
-    const bool inside = px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1);
+    const bool inside = tp.inside;
     if (!inside) sx = sy = 0.0f;
     const T2 g = Pair<T2>::from_f2(make_float2(sx, sy));
     const float2 gs = Pair<T2>::to_f2(g); // what the iterations will read

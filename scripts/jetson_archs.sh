@@ -8,9 +8,12 @@
 #  2. The same for sm_87 (Orin) with the main CUDA toolkit (nvcc on the PATH or in
 #     /usr/local/cuda; without one, with CUDA 11.8 too): build/jetson-87.
 #  3. Every object of (1) must carry sm_53, sm_62 and sm_72 code (cuobjdump --list-elf).
-#  4. The resource check (tests/tools/jetson_resources.cpp, built in build/host) over what ptxas
-#     reported for every kernel: each board's table selections must fit that board (registers
-#     per block, shared memory, at most 128 bytes of stack per thread). It prints the table.
+#  4. The resource check (tests/tools/jetson_resources.cpp) over what ptxas reported for every
+#     kernel: each board's table selections (TV-L1, HS and CLG rows) must fit that board
+#     (registers per block, shared memory, at most 128 bytes of stack per thread). It prints the
+#     table. The tool is built in a folder of its own, build/jetson-tool (the host preset's
+#     settings plus the CUDA path, which resolves the HS/CLG rows' shapes: the main toolkit, else
+#     CUDA 11.8).
 #  5. The cross build of the JetPack preset (CMakePresets.json jetson-xavier): the library for
 #     Xavier, host code with aarch64-linux-gnu-g++-11, device code with CUDA 11.8 for sm_72, and
 #     the C firmware sample, API and GPU test programs linked against the aarch64 CUDA runtime
@@ -90,11 +93,18 @@ done
 echo "$n objects: sm_53 sm_62 sm_72"
 
 echo "== resource check (docs/jetson-resources.md)"
-if [ ! -f build/host/CMakeCache.txt ]; then cmake --preset host >/dev/null; fi
-cmake --build build/host --target oflow-jetson-resources -j"$jobs" >/dev/null
+tool=build/jetson-tool
+if [ ! -f $tool/CMakeCache.txt ]; then
+  tool_cuda=(-DCMAKE_CUDA_COMPILER="$tk/bin/nvcc" -DCMAKE_CUDA_ARCHITECTURES=72-real
+             -DCMAKE_CUDA_HOST_COMPILER=g++-11 -DCUDAToolkit_ROOT="$tk")
+  [ -n "$main_nvcc" ] && tool_cuda=(-DCMAKE_CUDA_COMPILER="$main_nvcc" -DCMAKE_CUDA_ARCHITECTURES=87-real)
+  cmake -S . -B $tool -DCMAKE_BUILD_TYPE=Release -DOF_WERROR=ON -DOF_BUILD_TESTS=ON -DOF_WITH_CUDA=ON \
+    "${tool_cuda[@]}" >/dev/null
+fi
+cmake --build $tool --target oflow-jetson-resources -j"$jobs" >/dev/null
 doc=()
 [ $write_doc -eq 1 ] && doc=(--markdown docs/jetson-resources.md)
-build/host/tests/oflow-jetson-resources "${doc[@]}" "${reports[@]}" >build/jetson-archs/resources.md || {
+$tool/tests/oflow-jetson-resources --require-cuda "${doc[@]}" "${reports[@]}" >build/jetson-archs/resources.md || {
   cat build/jetson-archs/resources.md
   echo "FAIL: a kernel does not fit a Jetson board (table above)"
   exit 1

@@ -14,6 +14,7 @@
 //      and the host<->device copy time of the two frames and of the flow on their own.
 //
 // Usage: oflow-bench --cpu ... (CPU path, every build: bench_cpu.cpp)
+//        oflow-bench --hs [--quick] [--smoke] [--json FILE] (HS / CLG on CUDA: bench_hs.cpp)
 //        oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
 //                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS[,BOUND]] ...] (launch shapes at N x N
 //                    only; BOUND: the MULTI_ITER launch bound, OFLOW_CUDA_MULTI_BOUND, to time one shape
@@ -27,6 +28,8 @@
 //  --exposure times what the defaults add.
 #include "oflow.h"
 #include "samples/bench/bench_cpu.hpp"
+#include "samples/bench/bench_hs.hpp"
+#include "samples/bench/bench_util.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -46,6 +49,12 @@
 #include <cuda_runtime_api.h>
 #endif
 
+using bench::median;
+using bench::texture;
+#if OF_BENCH_CUDA
+using bench::copy_bandwidth;
+#endif
+
 namespace {
 
 struct Opts {
@@ -62,32 +71,6 @@ struct Opts {
     std::vector<std::string> shapes; // --shape VARIANT,PREC,BH,DEPTH[,F16ROWS]
 };
 
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// Textured frames for any size (the synthetic cases of core/synth cost microseconds per pixel):
-// sinusoids and a slow chirp, the second frame shifted by (1.3, -0.7) px.
-void texture(int w, int h, std::vector<float>* i0, std::vector<float>* i1) {
-    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
-    i0->resize(n);
-    i1->resize(n);
-    auto tex = [](double x, double y) {
-        const double v = 128.0 + 50.0 * std::sin(0.31 * x + 0.17 * y) + 40.0 * std::cos(0.07 * x - 0.23 * y) +
-                         20.0 * std::sin(0.011 * x * y / (1.0 + 0.001 * (x + y)));
-        return static_cast<float>(v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v));
-    };
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const size_t k = static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x);
-            (*i0)[k] = tex(x, y);
-            (*i1)[k] = tex(x - 1.3, y + 0.7);
-        }
-}
-
 const char* vname(of_variant v) {
     return v == OF_VARIANT_GLOBAL ? "global" : v == OF_VARIANT_FUSED ? "fused" : "multi-iter";
 }
@@ -95,39 +78,7 @@ const char* pname(of_precision p) { return p == OF_PRECISION_F16 ? "f16x2" : "f3
 
 #if OF_BENCH_CUDA
 
-bool cuda_ok(cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return true;
-    std::fprintf(stderr, "oflow-bench: %s: %s\n", what, cudaGetErrorString(e));
-    return false;
-}
-
-// ---- (c) copy bandwidth --------------------------------------------------------------------
-double copy_bandwidth(size_t bytes, int reps) {
-    void *a = nullptr, *b = nullptr;
-    if (!cuda_ok(cudaMalloc(&a, bytes), "cudaMalloc") || !cuda_ok(cudaMalloc(&b, bytes), "cudaMalloc")) {
-        cudaFree(a);
-        return 0.0;
-    }
-    cudaMemset(a, 1, bytes);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    std::vector<double> gbps;
-    for (int i = 0; i < reps + 2; ++i) {
-        cudaEventRecord(e0);
-        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms = 0.0f;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (i >= 2) gbps.push_back(2.0 * static_cast<double>(bytes) / (static_cast<double>(ms) * 1e-3) / 1e9);
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(a);
-    cudaFree(b);
-    return median(gbps);
-}
+using bench::cuda_ok;
 
 // ---- (a) inner loop ------------------------------------------------------------------------
 struct InnerRow {
@@ -231,17 +182,7 @@ struct E2eRow {
     bool ok;
 };
 
-struct DeviceFrames {
-    void* f[2] = {nullptr, nullptr};
-    float* u = nullptr;
-    float* v = nullptr;
-    ~DeviceFrames() {
-        cudaFree(f[0]);
-        cudaFree(f[1]);
-        cudaFree(u);
-        cudaFree(v);
-    }
-};
+using bench::DeviceFrames;
 
 E2eRow e2e_row(int w, int h, const Schedule& sc, of_variant v, of_precision p, bool host_io, const std::vector<unsigned char>& f0,
                const std::vector<unsigned char>& f1, const DeviceFrames& dev, cudaStream_t stream, int frames, int reps) {
@@ -250,8 +191,6 @@ E2eRow e2e_row(int w, int h, const Schedule& sc, of_variant v, of_precision p, b
     r.h = h;
     r.schedule = sc.name;
     r.what = std::string(vname(v)) + "-" + pname(p) + (host_io ? " host I/O" : "");
-    r.ms = 0.0;
-    r.ok = false;
     of_config c;
     of_config_init(&c, OF_ALGO_TVL1);
     c.max_width = static_cast<uint32_t>(w);
@@ -268,66 +207,9 @@ E2eRow e2e_row(int w, int h, const Schedule& sc, of_variant v, of_precision p, b
     c.cuda_stream = stream;
     c.robust = OF_ROBUST_NONE; // the kernels alone: --exposure times the options
     c.median_size = 0;
-    of_context* ctx = nullptr;
-    if (of_create(&c, &ctx) != OF_OK) {
-        std::fprintf(stderr, "oflow-bench: e2e %dx%d %s: of_create: %s\n", w, h, r.what.c_str(), of_last_error(nullptr));
-        return r;
-    }
-    if (host_io && !oflow::cuda::hooks::staging_pinned(ctx->cuda)) r.what += " (pageable!)";
-    of_image a;
-    std::memset(&a, 0, sizeof a);
-    a.struct_size = sizeof a;
-    a.format = OF_PIXEL_U8;
-    a.memory = host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
-    a.width = static_cast<uint32_t>(w);
-    a.height = static_cast<uint32_t>(h);
-    a.stride = static_cast<size_t>(w);
-    of_image b = a;
-    a.data = host_io ? static_cast<const void*>(f0.data()) : dev.f[0];
-    b.data = host_io ? static_cast<const void*>(f1.data()) : dev.f[1];
-    std::vector<float> hu, hv;
-    of_flow out;
-    std::memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
-    out.layout = OF_FLOW_PLANAR;
-    out.memory = host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
-    out.width = a.width;
-    out.height = a.height;
-    out.stride = static_cast<size_t>(w) * 4;
-    if (host_io) {
-        hu.resize(static_cast<size_t>(w) * static_cast<size_t>(h));
-        hv.resize(hu.size());
-        out.u = hu.data();
-        out.v = hv.data();
-    } else {
-        out.u = dev.u;
-        out.v = dev.v;
-    }
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    bool ok = true;
-    for (int i = 0; i < 2 && ok; ++i) ok = of_process(ctx, &a, &b, &out) == OF_OK; // warm-up
-    cudaStreamSynchronize(stream);
-    std::vector<double> per_frame;
-    for (int rep = 0; rep < reps && ok; ++rep) {
-        const auto t0 = std::chrono::steady_clock::now();
-        cudaEventRecord(e0, stream);
-        for (int i = 0; i < frames && ok; ++i) ok = of_process(ctx, &a, &b, &out) == OF_OK;
-        cudaEventRecord(e1, stream);
-        cudaEventSynchronize(e1);
-        float ms = 0.0f;
-        cudaEventElapsedTime(&ms, e0, e1);
-        const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        // Host I/O frames wait inside of_process: wall time is the truth there.
-        per_frame.push_back((host_io ? wall : static_cast<double>(ms)) / frames);
-    }
-    if (!ok) std::fprintf(stderr, "oflow-bench: e2e %dx%d %s: of_process: %s\n", w, h, r.what.c_str(), of_last_error(ctx));
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    of_destroy(ctx);
-    r.ms = median(per_frame);
-    r.ok = ok;
+    bool pageable = false;
+    r.ok = bench::time_frames(c, host_io, f0, f1, dev, stream, frames, reps, &r.ms, &pageable);
+    if (pageable) r.what += " (pageable!)";
     return r;
 }
 
@@ -864,8 +746,10 @@ int run(const Opts& o) {
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0); // rows appear as they are measured (logs, timeouts)
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--cpu")) return run_cpu_bench(argc - 1, argv + 1);
+        if (!std::strcmp(argv[i], "--hs")) return run_hs_bench(argc - 1, argv + 1);
+    }
     Opts o;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--quick")) {
@@ -891,7 +775,7 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
             for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
+            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench --hs [--quick] [--smoke] [--json FILE]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
             return 2;
         }
     }

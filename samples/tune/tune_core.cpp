@@ -33,34 +33,59 @@ std::size_t fused_shared(of_precision p, int bw, int bh) {
     return (w + 1) * (h + 1) * 8 + 2 * (w + 2) * (h + 2) * pair;
 }
 
-} // namespace
+// The GLOBAL (and TV-L1 FUSED) blocks, the library default 32x8 first.
+const int kBlocks[][2] = {{32, 8}, {32, 4}, {32, 16}, {64, 4}, {64, 8}, {128, 4}};
 
-std::vector<Shape> candidate_shapes(of_precision p, int regs_per_block) {
+// Whether a block of 32 x warps threads of the register-tiled kernels fits the board's registers.
+bool warps_fit(int warps, int regs_per_block) {
+    return 32 * warps * platform::kMultiIterRegistersPerThread <= regs_per_block;
+}
+
+// MULTI_ITER shapes in the order warps, rows, depth 2..max_depth: those of at most max_warps
+// warps whose registers fit and whose region (region_w x warps * rows) exceeds 2 x depth on
+// each side.
+void add_multi_iter(const std::vector<int>& warps, const std::vector<int>& rows, int max_warps, int region_w,
+                    int max_depth, int regs_per_block, std::vector<Shape>* out) {
+    for (int bh : warps) {
+        if (bh > max_warps || !warps_fit(bh, regs_per_block)) continue;
+        for (int r : rows)
+            for (int depth = 2; depth <= max_depth; ++depth)
+                if (region_w > 2 * depth && bh * r > 2 * depth)
+                    out->push_back(Shape{platform::kVariantMultiIter, 32, bh, r, depth});
+    }
+}
+
+std::vector<Shape> tvl1_shapes(of_precision p, int regs_per_block) {
     std::vector<Shape> out;
-    const int blocks[][2] = {{32, 8}, {32, 4}, {32, 16}, {64, 4}, {64, 8}, {128, 4}};
-    for (const auto& b : blocks) out.push_back(Shape{platform::kVariantGlobal, b[0], b[1], 1, 1});
-    for (const auto& b : blocks)
+    for (const auto& b : kBlocks) out.push_back(Shape{platform::kVariantGlobal, b[0], b[1], 1, 1});
+    for (const auto& b : kBlocks)
         if (fused_shared(p, b[0], b[1]) <= cuda::kMaxDynamicShared)
             out.push_back(Shape{platform::kVariantFused, b[0], b[1], 1, 1});
     const bool f16 = p == OF_PRECISION_F16;
-    const int warps_f32[] = {2, 4, 8}, warps_f16[] = {2, 4, 8, 16};
-    const int rows_f32[] = {cuda::kMultiRowsF32}, rows_f16[] = {4, 6, 8};
-    const int* warps = f16 ? warps_f16 : warps_f32;
-    const int nwarps = f16 ? 4 : 3;
-    const int* rows = f16 ? rows_f16 : rows_f32;
-    const int nrows = f16 ? 3 : 1;
-    const int max_warps = f16 ? cuda::kMultiMaxWarpsF16 : cuda::kMultiMaxWarps;
-    for (int wi = 0; wi < nwarps; ++wi) {
-        const int bh = warps[wi];
-        if (bh > max_warps || 32 * bh * platform::kMultiIterRegistersPerThread > regs_per_block) continue;
-        for (int ri = 0; ri < nrows; ++ri)
-            for (int depth = 2; depth <= 8; ++depth) {
-                const int region_w = cuda::multi_region_w(p), region_h = bh * rows[ri];
-                if (region_w <= 2 * depth || region_h <= 2 * depth) continue;
-                out.push_back(Shape{platform::kVariantMultiIter, 32, bh, rows[ri], depth});
-            }
-    }
+    add_multi_iter(f16 ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{2, 4, 8},
+                   f16 ? std::vector<int>{4, 6, 8} : std::vector<int>{cuda::kMultiRowsF32},
+                   f16 ? cuda::kMultiMaxWarpsF16 : cuda::kMultiMaxWarps, cuda::multi_region_w(p), 8, regs_per_block,
+                   &out);
     return out;
+}
+
+std::vector<Shape> hs_shapes(of_precision p, int regs_per_block) {
+    std::vector<Shape> out;
+    for (const auto& b : kBlocks) out.push_back(Shape{platform::kVariantGlobal, b[0], b[1], 1, 1});
+    const std::vector<int> warps = {2, 4, 8};
+    for (int bh : warps)
+        if (bh <= cuda::kMultiMaxWarps && warps_fit(bh, regs_per_block))
+            out.push_back(Shape{platform::kVariantFused, 32, bh, 1, 1});
+    const int rows = p == OF_PRECISION_F16 ? cuda::kHsRowsF16 : cuda::kHsRowsF32;
+    add_multi_iter(warps, {rows}, cuda::kMultiMaxWarps, 32 * cuda::hs_multi_cols(p), cuda::kHsCoarseDepth,
+                   regs_per_block, &out);
+    return out;
+}
+
+} // namespace
+
+std::vector<Shape> candidate_shapes(of_algorithm a, of_precision p, int regs_per_block) {
+    return cuda::is_variational(a) ? hs_shapes(p, regs_per_block) : tvl1_shapes(p, regs_per_block);
 }
 
 Shape baseline_shape() { return Shape{platform::kVariantGlobal, 32, 8, 1, 1}; }

@@ -27,12 +27,24 @@ bool operator==(const Shape& a, const Shape& b);
 std::string shape_text(const Shape& s);
 
 /// The shapes the schema (platform/tables/README.md) and cuda/cuda_layout.hpp allow that
-/// oflow-tune tries for one precision on a GPU with regs_per_block registers per block:
-///  global, fused: 32x4, 32x8, 32x16, 64x4, 64x8, 128x4 (FUSED also within the shared memory
-///                 every board allows, cuda/cuda_layout.hpp kMaxDynamicShared);
-///  multi_iter:    32 x {2, 4, 8} warps (F16 also 16), F32 8 rows, F16 4/6/8 rows, depth 2..8,
-///                 where the region exceeds 2 x depth on each side and the block's registers fit.
-std::vector<Shape> candidate_shapes(of_precision p, int regs_per_block);
+/// oflow-tune tries for algorithm a in precision p on a GPU with regs_per_block registers per
+/// block, in a fixed order (equal times rank in it: rank_bucket).
+///  TV-L1:
+///   global, fused: 32x4, 32x8, 32x16, 64x4, 64x8, 128x4 (FUSED also within the shared memory
+///                  every board allows, cuda/cuda_layout.hpp kMaxDynamicShared);
+///   multi_iter:    32 x {2, 4, 8} warps (F16 also 16), F32 8 rows, F16 4/6/8 rows, depth 2..8,
+///                  where the region exceeds 2 x depth on each side and the block's registers fit.
+///  HS, CLG (the Jacobi solver's kernels, cuda/cuda_layout.hpp hs_resolve_tuning; red-black SOR
+///  takes the GLOBAL and FUSED rows of the same table):
+///   global:        the same six blocks;
+///   fused:         32 x {2, 4, 8} (the MULTI_ITER kernel at depth 1; rows 1, as the schema
+///                  writes FUSED rows);
+///   multi_iter:    32 x {2, 4, 8} warps, the built-in rows (cuda::kHsRowsF32 / kHsRowsF16: a
+///                  context takes other rows from its board table's row only, never from the
+///                  config), depth 2..cuda::kHsCoarseDepth where the region (32 x hs_multi_cols
+///                  columns, warps x rows rows) exceeds 2 x depth on each side;
+///   fused and multi_iter where the block's registers fit. CLG's list is HS's (the same kernels).
+std::vector<Shape> candidate_shapes(of_algorithm a, of_precision p, int regs_per_block);
 
 /// The shape of GLOBAL F32 the ratios of the summary are taken against (the library default).
 Shape baseline_shape();
@@ -42,7 +54,7 @@ double median(std::vector<double> v);
 double percentile90(std::vector<double> v); // nearest rank: the ceil(0.9 n)-th smallest
 
 /// Iterations per timed run for a shape: 24 for GLOBAL/FUSED; for MULTI_ITER the smallest
-/// multiple of depth >= 24, so every launch runs the full depth.
+/// multiple of depth >= 24, so every launch runs the full depth (any algorithm).
 int iterations_for(const Shape& s);
 
 /// One shape measured in one bucket.

@@ -1,15 +1,18 @@
-// oflow-tune: measures the TV-L1 paths of this machine and writes a board tuning table
-// (schema 1, platform/tables/README.md) that oflow-tablegen and the OF_WITH_TINYXML2 loader
-// accept.
+// oflow-tune: measures the TV-L1, Horn-Schunck and CLG paths of this machine and writes a board
+// tuning table (schema 1, platform/tables/README.md) that oflow-tablegen and the OF_WITH_TINYXML2
+// loader accept. Each algorithm is learned the same way (config.algorithm set; HS and CLG with
+// the Jacobi solver, whose shapes the hs and clg launch rows are):
 //
-//  GPU (CUDA builds with a device): for F32 and F16 and each size bucket (256^2, 512^2, 1024^2,
-//    2048^2 and 4096^2 for "larger"; --quick: up to 2048^2), every launch shape the schema allows
-//    that oflow-tune tries (tune_core.hpp candidate_shapes: GLOBAL and FUSED blocks, MULTI_ITER
-//    warps x rows x depth 2..8) is timed with the CUDA bench hooks (one level, epsilon 0, median
-//    of 11 runs after 2 warm-ups; --quick: 7 after 1). Per bucket each variant's best shape
-//    becomes a <launch> row, the variants ranked by it (rank 1 = fastest); the three best
-//    shapes of each variant are listed in a comment above the rows (the schema allows one row
-//    per variant and bucket).
+//  GPU (CUDA builds with a device): for each algorithm, F32 and F16 and each size bucket (256^2,
+//    512^2, 1024^2, 2048^2 and 4096^2 for "larger"; --quick: up to 2048^2), every launch shape
+//    oflow-tune tries (tune_core.hpp candidate_shapes: TV-L1 GLOBAL and FUSED blocks, MULTI_ITER
+//    warps x rows x depth 2..8; HS GLOBAL blocks, FUSED 32 x warps, MULTI_ITER warps x depth
+//    2..12) is timed with the CUDA bench hooks (one level, epsilon 0, median of 11 runs after 2
+//    warm-ups; --quick: 7 after 1). Per bucket each variant's best shape becomes a <launch> row,
+//    the variants ranked by it (rank 1 = fastest); the three best shapes of each variant are
+//    listed in a comment above the rows (the schema allows one row per variant and bucket).
+//    CLG iterates HS's kernels (cuda/hs_cuda.cuh): below the largest bucket its rows are HS's
+//    (and say so); at the largest bucket HS's three best shapes of each variant are timed on CLG.
 //  CPU: ns/iteration/pixel of the CPU path (NEON on aarch64 builds, else the reference; every
 //    core) from of_process at one level and one warp with 4 and 24 iterations: the difference
 //    cancels the pyramid and the warp. At 256^2 and 512^2; the table takes 512^2.
@@ -23,7 +26,10 @@
 //    left out when the model misses a frame by more than 25%.
 //
 // Without a GPU to time (no CUDA in the build, or no device) the GPU rows, the board's GPU
-// facts and the crossover are copied from --base; without --base it refuses (exit 2).
+// facts and the crossover of every algorithm are copied from --base (HS and CLG: the
+// precisions the base has of them; an algorithm the base lacks is left out and named); the CPU
+// rows are measured; without --base it refuses (exit 2). The base's other algorithms are copied
+// whole where this board can hold them.
 // --quick without --base fills the "larger" bucket from the 2048^2 timings and says so.
 // --dry-run fills every timing from a deterministic model (tune_measure.hpp) and measures
 // nothing: it tests the tool end to end (tests/tune).
@@ -157,6 +163,10 @@ struct BucketData {
     int n = 0;
     std::vector<Timing> timings;
     std::vector<VariantRanking> ranking;
+    // CLG (twin_of): "hs" when these are HS's timings, borrowed (CLG not timed at this bucket), or
+    // when the shapes timed were HS's best of each variant (CLG's largest bucket); else empty.
+    std::string borrowed, shapes_from;
+    std::vector<Timing> twin; // shapes_from: that algorithm's timings of this bucket (the check)
 };
 
 struct CpuData {
@@ -186,12 +196,64 @@ struct TermsData {
 };
 
 struct PrecData {
+    of_algorithm a;
     of_precision p;
     BucketData b[platform::kBucketCount];
     CpuData cpu;
     CrossData cross;
     TermsData terms[platform::kPathCount]; // indexed by platform::Path
 };
+
+// One algorithm oflow-tune learns: its precisions, F32 first (TV-L1: F32 and F16; HS, CLG: F32
+// and F16 when the GPU is timed, else the precisions the base table has of them).
+struct AlgoData {
+    of_algorithm a;
+    std::vector<PrecData> pd;
+};
+
+// The algorithms a run learns, in table order. TV-L1 always; HS and CLG where the GPU is timed,
+// else where the base table has them (their GPU rows copied, their CPU rows measured).
+std::vector<AlgoData> learned_algorithms(bool gpu, const platform::BoardTable* base) {
+    std::vector<AlgoData> out;
+    for (of_algorithm a : {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG}) {
+        AlgoData ad;
+        ad.a = a;
+        for (of_precision p : {OF_PRECISION_F32, OF_PRECISION_F16})
+            if (gpu || a == OF_ALGO_TVL1 || (base && platform::find_row(*base, a, p))) {
+                PrecData d;
+                d.a = a;
+                d.p = p;
+                ad.pd.push_back(d);
+            }
+        if (!ad.pd.empty()) out.push_back(ad);
+    }
+    return out;
+}
+
+bool learned(const std::vector<AlgoData>& all, of_algorithm a) {
+    for (const AlgoData& ad : all)
+        if (ad.a == a) return true;
+    return false;
+}
+
+// Every (algorithm, precision) learned, in table order.
+std::vector<PrecData*> each(std::vector<AlgoData>& all) {
+    std::vector<PrecData*> out;
+    for (AlgoData& ad : all)
+        for (PrecData& d : ad.pd) out.push_back(&d);
+    return out;
+}
+
+// The F32 data of d's algorithm (NULL: none learned).
+const PrecData* f32_of(const std::vector<AlgoData>& all, const PrecData& d) {
+    for (const AlgoData& ad : all)
+        for (const PrecData& x : ad.pd)
+            if (x.a == d.a && x.p == OF_PRECISION_F32) return &x;
+    return nullptr;
+}
+
+// "tvl1 f32", "clg f16": what a line of progress is about.
+std::string tag(const PrecData& d) { return std::string(platform::algorithm_name(d.a)) + " " + pname(d.p); }
 
 const Timing* best_of(const BucketData& b) {
     return b.measured && !b.ranking.empty() ? &b.ranking[0].top[0] : nullptr;
@@ -214,69 +276,125 @@ const Timing* find_timing(const BucketData& b, const Shape& s) {
     return nullptr;
 }
 
+// CLG iterates HS's kernels (cuda/hs_cuda.cuh: the coefficient planes differ, the iterations do
+// not): HS's data of d's precision when d is CLG's and HS's GPU rows are timed, else NULL.
+const PrecData* twin_of(const std::vector<AlgoData>& all, const PrecData& d) {
+    if (d.a != OF_ALGO_CLG) return nullptr;
+    for (const AlgoData& ad : all)
+        for (const PrecData& h : ad.pd)
+            if (ad.a == OF_ALGO_HS && h.p == d.p) return &h;
+    return nullptr;
+}
+
 // ---- measuring -----------------------------------------------------------------------------------
-void measure_gpu(Measurer& m, const Opts& o, std::vector<PrecData>& pd, int buckets, int warmup, int runs) {
+// Times `shapes` for d at bucket b (side kBucketSide[b]) and ranks them; MULTI_ITER shapes carry
+// the rows their context ran (Runs::rows).
+void time_bucket(Measurer& m, const Opts& o, PrecData& d, int b, const std::vector<Shape>& shapes, int warmup, int runs) {
+    BucketData& bd = d.b[b];
+    const int n = kBucketSide[b];
+    bd.n = n;
+    const auto t0 = std::chrono::steady_clock::now();
+    int failed = 0;
+    for (const Shape& s : shapes) {
+        const Runs r = m.gpu_inner(d.a, d.p, s, n, iterations_for(s), warmup, runs);
+        Timing t{s, r.ok, 0.0, 1.0, runs, r.why};
+        if (r.rows > 0) t.shape.rows = r.rows;
+        if (r.ok) {
+            t.ns = median(r.v);
+            t.spread = t.ns > 0.0 ? percentile90(r.v) / t.ns : 1.0;
+            t.ok = t.ns > 0.0 && std::isfinite(t.ns);
+        } else {
+            ++failed;
+        }
+        if (o.verbose || !r.ok) {
+            if (r.ok)
+                std::printf("  %s %4d^2 %-26s %10.5f ns/it/px  p90/med %.3f\n", tag(d).c_str(), n, shape_text(t.shape).c_str(),
+                            t.ns, t.spread);
+            else
+                std::printf("  %s %4d^2 %-26s failed: %s\n", tag(d).c_str(), n, shape_text(s).c_str(), r.why.c_str());
+        }
+        bd.timings.push_back(t);
+    }
+    bd.ranking = rank_bucket(bd.timings, kKeep);
+    bd.measured = !bd.ranking.empty();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Timing* best = best_of(bd);
+    if (best)
+        std::printf("  %s %4dx%-4d %3zu shapes (%d failed) in %5.1f s: best %-24s %.5f ns/it/px\n", tag(d).c_str(), n, n,
+                    shapes.size(), failed, secs, shape_text(best->shape).c_str(), best->ns);
+    else
+        std::printf("  %s %4dx%-4d: every shape failed\n", tag(d).c_str(), n, n);
+}
+
+// The shapes of each variant's top list of a ranked bucket (fastest first per variant).
+std::vector<Shape> top_shapes(const BucketData& b) {
+    std::vector<Shape> out;
+    for (const VariantRanking& r : b.ranking)
+        for (const Timing& t : r.top) out.push_back(t.shape);
+    return out;
+}
+
+// CLG's check at its largest bucket: whether its fastest shape is HS's, and the two times.
+void twin_check(const BucketData& bd, const BucketData& twin, const std::string& who) {
+    const Timing* mine = best_of(bd);
+    const Timing* theirs = best_of(twin);
+    if (!mine || !theirs) return;
+    const Timing* same = find_timing(twin, mine->shape);
+    std::printf("  %s %4dx%-4d: fastest %s %s %s's (%s's time for it %s)\n", who.c_str(), bd.n, bd.n,
+                shape_text(mine->shape).c_str(), mine->shape == theirs->shape ? "as" : "NOT as", bd.shapes_from.c_str(),
+                bd.shapes_from.c_str(), same ? fmt("%.5f ns/it/px", same->ns).c_str() : "unknown");
+}
+
+// Every learned algorithm and precision at buckets 0..buckets-1: candidate_shapes, except CLG
+// (twin_of): below the largest bucket it borrows HS's timings, and at the largest it times HS's
+// kKeep best shapes of each variant there (a check that the shapes carry over).
+void measure_gpu(Measurer& m, const Opts& o, std::vector<AlgoData>& all, int buckets, int warmup, int runs) {
     const GpuInfo& g = m.gpu();
     std::printf("\nGPU inner loop (one level, epsilon 0, median of %d runs after %d warm-up%s; CUDA events)\n", runs, warmup,
                 warmup == 1 ? "" : "s");
-    for (int b = 0; b < buckets; ++b) {
-        const int n = kBucketSide[b];
-        for (PrecData& d : pd) {
-            BucketData& bd = d.b[b];
-            bd.n = n;
-            const std::vector<Shape> shapes = candidate_shapes(d.p, g.regs_per_block);
-            const auto t0 = std::chrono::steady_clock::now();
-            int failed = 0;
-            for (const Shape& s : shapes) {
-                const Runs r = m.gpu_inner(d.p, s, n, iterations_for(s), warmup, runs);
-                Timing t{s, r.ok, 0.0, 1.0, runs, r.why};
-                if (r.ok) {
-                    t.ns = median(r.v);
-                    t.spread = t.ns > 0.0 ? percentile90(r.v) / t.ns : 1.0;
-                    t.ok = t.ns > 0.0 && std::isfinite(t.ns);
-                } else {
-                    ++failed;
+    for (AlgoData& ad : all)
+        for (int b = 0; b < buckets; ++b)
+            for (PrecData& d : ad.pd) {
+                const PrecData* hs = twin_of(all, d);
+                const BucketData* twin = hs && hs->b[b].measured ? &hs->b[b] : nullptr;
+                if (twin && b + 1 < buckets) {
+                    d.b[b] = *twin;
+                    d.b[b].borrowed = platform::algorithm_name(hs->a);
+                    std::printf("  %s %4dx%-4d: %s's timings (the same iteration kernels)\n", tag(d).c_str(), twin->n,
+                                twin->n, d.b[b].borrowed.c_str());
+                    continue;
                 }
-                if (o.verbose || !r.ok) {
-                    if (r.ok)
-                        std::printf("  %s %4d^2 %-26s %10.5f ns/it/px  p90/med %.3f\n", pname(d.p), n, shape_text(s).c_str(),
-                                    t.ns, t.spread);
-                    else
-                        std::printf("  %s %4d^2 %-26s failed: %s\n", pname(d.p), n, shape_text(s).c_str(), r.why.c_str());
+                if (twin) {
+                    d.b[b].shapes_from = platform::algorithm_name(hs->a);
+                    d.b[b].twin = twin->timings;
                 }
-                bd.timings.push_back(t);
+                time_bucket(m, o, d, b, twin ? top_shapes(*twin) : candidate_shapes(d.a, d.p, g.regs_per_block), warmup,
+                            runs);
+                if (twin) twin_check(d.b[b], *twin, tag(d));
             }
-            bd.ranking = rank_bucket(bd.timings, kKeep);
-            bd.measured = !bd.ranking.empty();
-            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            const Timing* best = best_of(bd);
-            if (best)
-                std::printf("  %s %4dx%-4d %3zu shapes (%d failed) in %5.1f s: best %-24s %.5f ns/it/px\n", pname(d.p), n, n,
-                            shapes.size(), failed, secs, shape_text(best->shape).c_str(), best->ns);
-            else
-                std::printf("  %s %4dx%-4d: every shape failed\n", pname(d.p), n, n);
-        }
-    }
 }
 
-void measure_cpu(Measurer& m, std::vector<PrecData>& pd, int runs) {
+void measure_cpu(Measurer& m, std::vector<AlgoData>& all, int runs) {
     const CpuInfo& c = m.cpu();
     std::printf("\nCPU inner loop (%s, %u threads; of_process at 1 level, 1 warp, %d minus %d iterations, median of %d)\n",
                 backend_name(c.backend), c.threads, kCpuIt2, kCpuIt1, runs);
-    for (PrecData& d : pd) {
+    for (PrecData* dp : each(all)) {
+        PrecData& d = *dp;
         // A CPU without F16 runs an F16 request in F32: the F32 figure serves both.
-        if (d.p == OF_PRECISION_F16 && !c.fp16 && pd[0].cpu.ok && pd[0].p == OF_PRECISION_F32) {
-            d.cpu = pd[0].cpu;
-            std::printf("  f16: this CPU path has no F16 arithmetic; the f32 figure serves (%s)\n", d.cpu.variant.c_str());
+        const PrecData* f32 = f32_of(all, d);
+        if (d.p == OF_PRECISION_F16 && !c.fp16 && f32 && f32->cpu.ok) {
+            d.cpu = f32->cpu;
+            std::printf("  %s: this CPU path has no F16 arithmetic; the f32 figure serves (%s)\n", tag(d).c_str(),
+                        d.cpu.variant.c_str());
             continue;
         }
         const int sides[2] = {kCpuSmall, kCpuLarge};
         for (int k = 0; k < 2; ++k) {
-            const Runs r = m.cpu_inner(d.p, sides[k], kCpuIt1, kCpuIt2, runs);
+            const Runs r = m.cpu_inner(d.a, d.p, sides[k], kCpuIt1, kCpuIt2, runs);
             if (!r.ok) {
                 d.cpu.ok = false;
                 d.cpu.why = fmt("%dx%d: %s", sides[k], sides[k], r.why.c_str());
-                std::printf("  %s %dx%d: failed: %s\n", pname(d.p), sides[k], sides[k], r.why.c_str());
+                std::printf("  %s %dx%d: failed: %s\n", tag(d).c_str(), sides[k], sides[k], r.why.c_str());
                 break;
             }
             d.cpu.ns[k] = median(r.v);
@@ -284,7 +402,7 @@ void measure_cpu(Measurer& m, std::vector<PrecData>& pd, int runs) {
             d.cpu.arith = r.arith;
             d.cpu.variant = r.variant;
             d.cpu.ok = true;
-            std::printf("  %s %dx%d: %.4g ns/it/px (%s, p90/median %.3f)\n", pname(d.p), sides[k], sides[k], d.cpu.ns[k],
+            std::printf("  %s %dx%d: %.4g ns/it/px (%s, p90/median %.3f)\n", tag(d).c_str(), sides[k], sides[k], d.cpu.ns[k],
                         r.variant.c_str(), percentile90(r.v) / d.cpu.ns[k]);
         }
     }
@@ -299,11 +417,12 @@ bool crossover_shape(const PrecData& d, int side, Shape* s) {
     return true;
 }
 
-void measure_crossover(Measurer& m, const Opts& o, std::vector<PrecData>& pd, int runs) {
+void measure_crossover(Measurer& m, const Opts& o, std::vector<AlgoData>& all, int runs) {
     std::printf("\nCrossover: end to end, 3 levels x0.5, 1 warp, 10 iterations, U8 host frames and host flow, median of %d;\n"
                 "           bisection of the side between %d and %d (GPU: the rank-1 shape of the frame's bucket)\n",
                 runs, kCrossLo, kCrossHi);
-    for (PrecData& d : pd) {
+    for (PrecData* dp : each(all)) {
+        PrecData& d = *dp;
         CrossData& x = d.cross;
         auto probe = [&](int side, bool* gpu_faster) {
             Shape s;
@@ -311,8 +430,8 @@ void measure_crossover(Measurer& m, const Opts& o, std::vector<PrecData>& pd, in
                 x.why = fmt("no GPU shape timed for %dx%d", side, side);
                 return false;
             }
-            const Runs g = m.e2e(true, d.p, s, side, kCrossoverSchedule, runs);
-            const Runs c = g.ok ? m.e2e(false, d.p, s, side, kCrossoverSchedule, runs) : Runs();
+            const Runs g = m.e2e(d.a, true, d.p, s, side, kCrossoverSchedule, runs);
+            const Runs c = g.ok ? m.e2e(d.a, false, d.p, s, side, kCrossoverSchedule, runs) : Runs();
             if (!g.ok || !c.ok) {
                 x.why = fmt("%dx%d %s: %s", side, side, g.ok ? "CPU" : "GPU", (g.ok ? c.why : g.why).c_str());
                 return false;
@@ -322,24 +441,25 @@ void measure_crossover(Measurer& m, const Opts& o, std::vector<PrecData>& pd, in
             x.shapes[side] = shape_text(s);
             *gpu_faster = gm < cm;
             if (o.verbose)
-                std::printf("  %s %4dx%-4d GPU %.3f ms (%s), CPU %.3f ms: %s\n", pname(d.p), side, side, gm, shape_text(s).c_str(), cm,
-                            gm < cm ? "GPU" : "CPU");
+                std::printf("  %s %4dx%-4d GPU %.3f ms (%s), CPU %.3f ms: %s\n", tag(d).c_str(), side, side, gm,
+                            shape_text(s).c_str(), cm, gm < cm ? "GPU" : "CPU");
             return true;
         };
         x.x = bisect_crossover(kCrossLo, kCrossHi, probe);
         x.measured = x.x.ok;
         if (!x.measured) {
-            std::printf("  %s: failed: %s\n", pname(d.p), x.why.c_str());
+            std::printf("  %s: failed: %s\n", tag(d).c_str(), x.why.c_str());
             continue;
         }
         if (x.x.gpu_side == 0)
-            std::printf("  %s: the CPU is faster up to %dx%d (%d probes)\n", pname(d.p), kCrossHi, kCrossHi, x.x.probes);
+            std::printf("  %s: the CPU is faster up to %dx%d (%d probes)\n", tag(d).c_str(), kCrossHi, kCrossHi, x.x.probes);
         else if (x.x.cpu_side == 0)
-            std::printf("  %s: the GPU is faster already at %dx%d\n", pname(d.p), kCrossLo, kCrossLo);
+            std::printf("  %s: the GPU is faster already at %dx%d\n", tag(d).c_str(), kCrossLo, kCrossLo);
         else
-            std::printf("  %s: GPU faster from %dx%d (%.3f vs %.3f ms), CPU at %dx%d (%.3f vs %.3f ms); %d probes\n", pname(d.p),
-                        x.x.gpu_side, x.x.gpu_side, x.probes[x.x.gpu_side].first, x.probes[x.x.gpu_side].second, x.x.cpu_side,
-                        x.x.cpu_side, x.probes[x.x.cpu_side].first, x.probes[x.x.cpu_side].second, x.x.probes);
+            std::printf("  %s: GPU faster from %dx%d (%.3f vs %.3f ms), CPU at %dx%d (%.3f vs %.3f ms); %d probes\n",
+                        tag(d).c_str(), x.x.gpu_side, x.x.gpu_side, x.probes[x.x.gpu_side].first,
+                        x.probes[x.x.gpu_side].second, x.x.cpu_side, x.x.cpu_side, x.probes[x.x.cpu_side].first,
+                        x.probes[x.x.cpu_side].second, x.x.probes);
     }
 }
 
@@ -347,77 +467,84 @@ void measure_crossover(Measurer& m, const Opts& o, std::vector<PrecData>& pd, in
 // the path's ns_per_it_px held at the figure the table states.
 const double kMaxFitError = 0.25;
 
-void measure_frame_terms(Measurer& m, const Opts& o, std::vector<PrecData>& pd, bool gpu, int runs) {
+// The terms of one path of d (k: platform::Path) from whole frames at `sides`.
+void frame_terms(Measurer& m, const Opts& o, PrecData& d, int k, const std::vector<int>& sides, int runs) {
+    TermsData& td = d.terms[k];
+    const bool on_gpu = k == platform::kPathGpu;
+    double ns = 0.0;
+    if (on_gpu) {
+        const Timing* t = gpu_figure(d, nullptr);
+        if (t) ns = sig3(t->ns);
+    } else if (d.cpu.ok) {
+        ns = sig3(d.cpu.ns[1]);
+    }
+    if (!(ns > 0.0)) {
+        td.why = "no ns_per_it_px figure";
+        return;
+    }
+    td.attempted = true;
+    const char* path = platform::path_name(static_cast<platform::Path>(k));
+    std::vector<FramePoint> pts;
+    for (int side : sides)
+        for (const Schedule& sch : kTermSchedules) {
+            Shape s = baseline_shape();
+            if (on_gpu && !crossover_shape(d, side, &s)) {
+                td.why = fmt("no GPU shape timed for %dx%d", side, side);
+                break;
+            }
+            const Runs r = m.e2e(d.a, on_gpu, d.p, s, side, sch, runs);
+            if (!r.ok) {
+                td.why = fmt("%dx%d: %s", side, side, r.why.c_str());
+                break;
+            }
+            const FramePoint fp = frame_point(side, sch, on_gpu ? s.depth : 1, ns, median(r.v) * 1e6);
+            pts.push_back(fp);
+            if (o.verbose)
+                std::printf("  %s %s %4dx%-4d %d/%d/%-2d (%g levels x warps) %.4f ms\n", tag(d).c_str(), path, side, side,
+                            sch.levels, sch.warps, sch.iterations, fp.level_runs, fp.t_ns * 1e-6);
+        }
+    if (!td.why.empty()) {
+        std::printf("  %s %s: failed: %s\n", tag(d).c_str(), path, td.why.c_str());
+        return;
+    }
+    td.fit = fit_frame_terms(pts);
+    td.points = static_cast<int>(pts.size());
+    // A model that misses a frame by more than kMaxFitError, or has no term at all, is left out.
+    td.measured = td.fit.ok && td.fit.worst_rel_error <= kMaxFitError &&
+                  (td.fit.frame_us > 0.0 || td.fit.frame_ns_per_px > 0.0 || td.fit.launch_us > 0.0 || td.fit.level_us > 0.0);
+    if (!td.measured) {
+        td.why = td.fit.ok ? fmt("the model does not fit (worst error %.0f%%, terms %.3g us, %.3g ns/px, %.3g us, "
+                                 "%.3g us): left out",
+                                 100.0 * td.fit.worst_rel_error, td.fit.frame_us, td.fit.frame_ns_per_px, td.fit.launch_us,
+                                 td.fit.level_us)
+                           : std::string("the fit failed");
+        std::printf("  %s %s: %s\n", tag(d).c_str(), path, td.why.c_str());
+        return;
+    }
+    std::printf("  %s %s: frame_us %.4g, frame_ns_per_px %.4g, launch_us %.4g, level_us %.4g (worst error %.1f%% over "
+                "%d frames)\n",
+                tag(d).c_str(), path, td.fit.frame_us, td.fit.frame_ns_per_px, td.fit.launch_us, td.fit.level_us,
+                100.0 * td.fit.worst_rel_error, td.points);
+}
+
+void measure_frame_terms(Measurer& m, const Opts& o, std::vector<AlgoData>& all, bool gpu, int runs) {
     const std::vector<int> sides = o.quick ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{64, 128, 256, 512, 1024};
     std::printf("\nWhole-frame terms (frame_us, frame_ns_per_px, launch_us, level_us): %d sides %d..%d x schedules "
                 "(levels/warps/it) %s, U8 host frames, median of %d; least squares, ns_per_it_px held\n",
                 static_cast<int>(sides.size()), sides.front(), sides.back(), term_schedules_text().c_str(), runs);
-    for (PrecData& d : pd)
+    for (PrecData* dp : each(all))
         for (int k : {platform::kPathGpu, platform::kPathCpu}) {
-            TermsData& td = d.terms[k];
-            const bool on_gpu = k == platform::kPathGpu;
-            if (on_gpu && !gpu) continue;
-            if (!on_gpu && d.p == OF_PRECISION_F16 && !m.cpu().fp16 && pd[0].terms[k].attempted) {
-                td = pd[0].terms[k]; // the same F32 path
+            PrecData& d = *dp;
+            if (k == platform::kPathGpu && !gpu) continue;
+            const PrecData* f32 = f32_of(all, d);
+            if (k == platform::kPathCpu && d.p == OF_PRECISION_F16 && !m.cpu().fp16 && f32 && f32->terms[k].attempted) {
+                d.terms[k] = f32->terms[k]; // the same F32 path
                 continue;
             }
-            double ns = 0.0;
-            if (on_gpu) {
-                const Timing* t = gpu_figure(d, nullptr);
-                if (t) ns = sig3(t->ns);
-            } else if (d.cpu.ok) {
-                ns = sig3(d.cpu.ns[1]);
-            }
-            if (!(ns > 0.0)) {
-                td.why = "no ns_per_it_px figure";
-                continue;
-            }
-            td.attempted = true;
-            std::vector<FramePoint> pts;
-            for (int side : sides)
-                for (const Schedule& sch : kTermSchedules) {
-                    Shape s = baseline_shape();
-                    if (on_gpu && !crossover_shape(d, side, &s)) {
-                        td.why = fmt("no GPU shape timed for %dx%d", side, side);
-                        break;
-                    }
-                    const Runs r = m.e2e(on_gpu, d.p, s, side, sch, runs);
-                    if (!r.ok) {
-                        td.why = fmt("%dx%d: %s", side, side, r.why.c_str());
-                        break;
-                    }
-                    const FramePoint fp = frame_point(side, sch, on_gpu ? s.depth : 1, ns, median(r.v) * 1e6);
-                    pts.push_back(fp);
-                    if (o.verbose)
-                        std::printf("  %s %s %4dx%-4d %d/%d/%-2d (%g levels x warps) %.4f ms\n", pname(d.p),
-                                    platform::path_name(static_cast<platform::Path>(k)), side, side, sch.levels, sch.warps,
-                                    sch.iterations, fp.level_runs, fp.t_ns * 1e-6);
-                }
-            if (!td.why.empty()) {
-                std::printf("  %s %s: failed: %s\n", pname(d.p), platform::path_name(static_cast<platform::Path>(k)), td.why.c_str());
-                continue;
-            }
-            td.fit = fit_frame_terms(pts);
-            td.points = static_cast<int>(pts.size());
-            // A model that misses a frame by more than kMaxFitError, or has no term at all, is left out.
-            td.measured = td.fit.ok && td.fit.worst_rel_error <= kMaxFitError &&
-                          (td.fit.frame_us > 0.0 || td.fit.frame_ns_per_px > 0.0 || td.fit.launch_us > 0.0 ||
-                           td.fit.level_us > 0.0);
-            if (!td.measured) {
-                td.why = td.fit.ok ? fmt("the model does not fit (worst error %.0f%%, terms %.3g us, %.3g ns/px, %.3g us, "
-                                         "%.3g us): left out",
-                                         100.0 * td.fit.worst_rel_error, td.fit.frame_us, td.fit.frame_ns_per_px, td.fit.launch_us,
-                                         td.fit.level_us)
-                                   : std::string("the fit failed");
-                std::printf("  %s %s: %s\n", pname(d.p), platform::path_name(static_cast<platform::Path>(k)), td.why.c_str());
-                continue;
-            }
-            std::printf("  %s %s: frame_us %.4g, frame_ns_per_px %.4g, launch_us %.4g, level_us %.4g (worst error %.1f%% over "
-                        "%d frames)\n",
-                        pname(d.p), platform::path_name(static_cast<platform::Path>(k)), td.fit.frame_us, td.fit.frame_ns_per_px,
-                        td.fit.launch_us, td.fit.level_us, 100.0 * td.fit.worst_rel_error, td.points);
+            frame_terms(m, o, d, k, sides, runs);
         }
 }
+
 
 // ---- the table -----------------------------------------------------------------------------------
 struct Context {
@@ -447,16 +574,32 @@ std::string shape_list(const VariantRanking& r) {
 }
 
 // <launch> rows of one measured bucket; `as` is the bucket they are written for (the same, or
-// "larger" filled from 2048 under --quick without --base).
+// "larger" filled from 2048 under --quick without --base). CLG's borrowed buckets are written
+// from HS's timings and say so.
 void launch_rows(const Context& c, const PrecData& d, int b, Bucket as, XPrecision* xp) {
     const BucketData& bd = d.b[b];
     const int n = bd.n;
-    std::string head = fmt("bucket %s (timed at %dx%d), median ns/it/px of %d runs, the %d best shapes per variant "
+    const std::string with = bd.shapes_from.empty() ? std::string()
+                                                    : fmt(", with %s's %d best shapes per variant there: the same kernels",
+                                                          bd.shapes_from.c_str(), kKeep);
+    std::string head = fmt("bucket %s (timed at %dx%d%s), median ns/it/px of %d runs, the %d best shapes per variant "
                            "(block, rows per thread r, depth d):",
-                           platform::bucket_name(as), n, n, c.gpu_runs, kKeep);
+                           platform::bucket_name(as), n, n, with.c_str(), c.gpu_runs, kKeep);
     if (as != static_cast<Bucket>(b))
         head = fmt("bucket larger: not timed (quick run, no base table); the rows repeat bucket %s's, timed at %dx%d:",
                    platform::bucket_name(static_cast<Bucket>(b)), n, n);
+    // What the rows of a CLG bucket rest on (empty for the others).
+    std::string note;
+    if (!bd.borrowed.empty()) {
+        head = fmt("%s's rows and timings (CLG iterates the same kernels, cuda/hs_cuda.cuh; timed at the largest "
+                   "bucket only): ",
+                   bd.borrowed.c_str()) +
+               head;
+        note = fmt("; %s's timing: CLG iterates the same kernels (cuda/hs_cuda.cuh), timed at the largest bucket only",
+                   bd.borrowed.c_str());
+    } else if (!bd.shapes_from.empty()) {
+        note = fmt("; the shapes tried: %s's %d best of the variant here (the same kernels)", bd.shapes_from.c_str(), kKeep);
+    }
     xp->comments[as].push_back(head);
     for (const VariantRanking& r : bd.ranking)
         xp->comments[as].push_back(fmt("  %s: %s", platform::variant_name(r.variant), shape_list(r).c_str()));
@@ -467,7 +610,12 @@ void launch_rows(const Context& c, const PrecData& d, int b, Bucket as, XPrecisi
         std::string src = by(c, c.m->gpu().name) + fmt(", median of %d: %.4g ns/it/px at %dx%d (%d iterations per run, "
                                                         "p90/median %.3f), the fastest of %d %s shapes",
                                                         t.runs, t.ns, n, n, iterations_for(t.shape), t.spread, tried,
-                                                        platform::variant_name(r.variant));
+                                                        platform::variant_name(r.variant)) +
+                          note;
+        const Timing* twin = nullptr;
+        for (const Timing& x : bd.twin)
+            if (x.ok && x.shape == t.shape) twin = &x;
+        if (twin) src += fmt(", %s's time %.4g", bd.shapes_from.c_str(), twin->ns);
         if (as != static_cast<Bucket>(b))
             src += fmt("; written for bucket larger from the %dx%d timing (--quick without --base)", n, n);
         xp->launches.push_back(XLaunch{r.variant, as, r.rank, t.shape.bw, t.shape.bh, t.shape.rows, 0, t.shape.depth, 0, src});
@@ -498,6 +646,7 @@ bool gpu_path(const Context& c, const PrecData& d, XPath* out, std::string* why)
     const Timing& t = *figure;
     // The self-test times the GPU at 1024^2 (quick) and 2048^2 (full): their slowdown against
     // the figure goes into warn.
+    // (CLG: HS's timings there, the same kernels; the header says so.)
     double size_ratio = 1.0;
     for (int b : {platform::kBucket1024, platform::kBucket2048}) {
         const Timing* s = best_of(d.b[b]);
@@ -570,13 +719,12 @@ bool launch_fits(const XLaunch& l, int regs_per_block) {
            l.block_w * l.block_h * platform::kMultiIterRegistersPerThread <= regs_per_block;
 }
 
-// Builds the table; false with *why when a row can be neither measured nor copied.
-bool build_table(const Context& c, const std::vector<PrecData>& pd, bool gpu_timed, int buckets, XTable* t, std::string* why) {
-    const Opts& o = *c.o;
+// The <board> element: the GPU's facts when it is timed, else the base table's.
+void board(const Context& c, bool gpu_timed, XTable* t) {
     const GpuInfo& g = c.m->gpu();
     const CpuInfo& cpu = c.m->cpu();
     const platform::BoardTable* base = c.base;
-    t->name = o.name;
+    t->name = c.o->name;
     if (gpu_timed) {
         t->title = g.name + " with " + cpu.name;
         t->cc_major = g.cc_major;
@@ -599,153 +747,195 @@ bool build_table(const Context& c, const std::vector<PrecData>& pd, bool gpu_tim
                     c.date + "); cpu_fp16: FP16 vector arithmetic of this CPU (HWCAP asimdhp)";
     }
     t->cpu_fp16 = cpu.fp16;
+}
 
-    // Algorithms of the base other than TV-L1 come along unchanged where this board can hold
-    // them (their CPU rows need FP16 if they say f16; their MULTI_ITER rows must fit the registers).
-    if (base) {
-        const XTable all = copy_board(*base, c.base_from);
-        for (const XAlgorithm& xa : all.algorithms) {
-            if (xa.algorithm == OF_ALGO_TVL1) continue;
-            std::string no;
-            for (const XPrecision& xp : xa.precisions) {
-                if (xp.path[platform::kPathCpu].arith == OF_PRECISION_F16 && !t->cpu_fp16)
-                    no = "its CPU rows compute in F16, this CPU has no FP16 vector arithmetic";
-                for (const XLaunch& l : xp.launches)
-                    if (!launch_fits(l, t->regs_per_block))
-                        no = fmt("its %s %dx%d row needs more registers than this board's %d", platform::variant_name(l.variant),
-                                 l.block_w, l.block_h, t->regs_per_block);
-            }
-            if (no.empty())
-                t->algorithms.push_back(xa);
-            else
-                t->header.push_back(std::string(platform::algorithm_name(xa.algorithm)) + ": not copied from " + c.base_from +
-                                    ": " + no + ".");
+// The base's algorithms this run does not learn come along unchanged where this board can hold
+// them (their CPU rows need FP16 if they say f16; their MULTI_ITER rows must fit the registers);
+// those left out, and HS / CLG when neither timed nor in the base, are named in the header.
+void copy_other_algorithms(const Context& c, const std::vector<AlgoData>& all, XTable* t) {
+    for (of_algorithm a : {OF_ALGO_HS, OF_ALGO_CLG})
+        if (!learned(all, a))
+            t->header.push_back(std::string(platform::algorithm_name(a)) + ": not in this table (" + c.m->gpu().absent +
+                                ", and the base table has no " + platform::algorithm_name(a) + " entry to copy).");
+    if (!c.base) return;
+    const XTable copy = copy_board(*c.base, c.base_from);
+    for (const XAlgorithm& xa : copy.algorithms) {
+        if (learned(all, xa.algorithm)) continue;
+        std::string no;
+        for (const XPrecision& xp : xa.precisions) {
+            if (xp.path[platform::kPathCpu].arith == OF_PRECISION_F16 && !t->cpu_fp16)
+                no = "its CPU rows compute in F16, this CPU has no FP16 vector arithmetic";
+            for (const XLaunch& l : xp.launches)
+                if (!launch_fits(l, t->regs_per_block))
+                    no = fmt("its %s %dx%d row needs more registers than this board's %d", platform::variant_name(l.variant),
+                             l.block_w, l.block_h, t->regs_per_block);
         }
+        if (no.empty())
+            t->algorithms.push_back(xa);
+        else
+            t->header.push_back(std::string(platform::algorithm_name(xa.algorithm)) + ": not copied from " + c.base_from +
+                                ": " + no + ".");
     }
+}
 
-    XAlgorithm tv;
-    tv.algorithm = OF_ALGO_TVL1;
-    tv.auto_precision = OF_PRECISION_F32;
-    tv.source = "auto_precision f32: the library's default; oflow-tune times the paths, it does not judge accuracy "
-                "(for the F16 trade-off: T. Romera, \"Adequation algorithme architecture pour flot optique sur "
-                "GPU embarque\", PhD thesis, 2023, section 5.2.3); " + c.tool + ", " + c.date;
-    if (base)
-        for (int a = 0; a < base->algorithm_count; ++a)
-            if (base->algorithms[a].algorithm == OF_ALGO_TVL1) {
-                tv.auto_precision = base->algorithms[a].auto_precision;
-                tv.source = clip("auto_precision copied from " + c.base_from + ": " + base->algorithms[a].source,
-                                 kMaxSourceBytes);
-            }
-
-    for (const PrecData& d : pd) {
-        const platform::TuningRow* br = base ? platform::find_row(*base, OF_ALGO_TVL1, d.p) : nullptr;
-        XPrecision xp;
-        xp.precision = d.p;
-        // crossover
-        if (d.cross.measured) {
-            crossover(c, d, &xp);
-        } else if (br) {
-            xp.crossover_area = br->crossover_area;
-            xp.per_level = br->crossover_per_level;
-            xp.crossover_source = clip("copied from " + c.base_from + " (" + (gpu_timed ? d.cross.why : g.absent) + "): " +
-                                           br->crossover_source,
-                                       kMaxSourceBytes);
-        } else {
-            *why = fmt("tvl1 %s: the crossover was not measured (%s) and no --base row to copy",
-                       pname(d.p), gpu_timed ? d.cross.why.c_str() : g.absent.c_str());
-            return false;
-        }
-        // paths
-        std::string gwhy;
-        if (!(gpu_timed && gpu_path(c, d, &xp.path[platform::kPathGpu], &gwhy))) {
-            if (!br) {
-                *why = fmt("tvl1 %s: no GPU figure (%s) and no --base row to copy", pname(d.p),
-                           gpu_timed ? gwhy.c_str() : g.absent.c_str());
-                return false;
-            }
-            xp.path[platform::kPathGpu] = copy_path(br->path[platform::kPathGpu], c.base_from);
-        }
-        if (!d.cpu.ok) {
-            *why = fmt("tvl1 %s: the CPU path was not measured: %s", pname(d.p), d.cpu.why.c_str());
-            return false;
-        }
-        xp.path[platform::kPathCpu] = cpu_path(c, d);
-        // launch rows, bucket by bucket
-        for (int b = 0; b < platform::kBucketCount; ++b) {
-            if (gpu_timed && b < buckets && d.b[b].measured) {
-                launch_rows(c, d, b, static_cast<Bucket>(b), &xp);
-                continue;
-            }
-            bool copied = false;
-            if (br) {
-                xp.comments[b].push_back(fmt("bucket %s: not timed here (%s); rows copied from %s", platform::bucket_name(static_cast<Bucket>(b)),
-                                             !gpu_timed ? g.absent.c_str() : (b >= buckets ? "quick run" : "every shape failed"),
-                                             c.base_from.c_str()));
-                for (int i = 0; i < br->launch_count; ++i)
-                    if (br->launches[i].bucket == b) {
-                        const XLaunch l = copy_launch(br->launches[i], c.base_from);
-                        if (!launch_fits(l, t->regs_per_block)) {
-                            xp.comments[b].push_back(fmt("not copied: %s %dx%d (more registers than this board's %d)",
-                                                         platform::variant_name(l.variant), l.block_w, l.block_h,
-                                                         t->regs_per_block));
-                            continue;
-                        }
-                        xp.launches.push_back(l);
-                        copied = true;
-                    }
-            }
-            if (!copied && gpu_timed && b == platform::kBucketLarger && d.b[platform::kBucket2048].measured) {
-                launch_rows(c, d, platform::kBucket2048, platform::kBucketLarger, &xp);
+// The <launch> rows of bucket b: timed here, else copied from the base row br, else (bucket
+// larger, --quick without --base) 2048's timings; false with *why when none of these exists.
+bool bucket_rows(const Context& c, const PrecData& d, int b, const platform::TuningRow* br, bool gpu_timed, int buckets,
+                 int regs_per_block, XPrecision* xp, std::string* why) {
+    if (gpu_timed && b < buckets && d.b[b].measured) {
+        launch_rows(c, d, b, static_cast<Bucket>(b), xp);
+        return true;
+    }
+    bool copied = false;
+    if (br) {
+        xp->comments[b].push_back(fmt("bucket %s: not timed here (%s); rows copied from %s",
+                                      platform::bucket_name(static_cast<Bucket>(b)),
+                                      !gpu_timed ? c.m->gpu().absent.c_str() : (b >= buckets ? "quick run" : "every shape failed"),
+                                      c.base_from.c_str()));
+        for (int i = 0; i < br->launch_count; ++i)
+            if (br->launches[i].bucket == b) {
+                const XLaunch l = copy_launch(br->launches[i], c.base_from);
+                if (!launch_fits(l, regs_per_block)) {
+                    xp->comments[b].push_back(fmt("not copied: %s %dx%d (more registers than this board's %d)",
+                                                  platform::variant_name(l.variant), l.block_w, l.block_h, regs_per_block));
+                    continue;
+                }
+                xp->launches.push_back(l);
                 copied = true;
             }
-            if (!copied) {
-                *why = fmt("tvl1 %s bucket %s: no launch shape timed and none to copy (give --base)", pname(d.p),
-                           platform::bucket_name(static_cast<Bucket>(b)));
-                return false;
-            }
-        }
-        tv.precisions.push_back(xp);
     }
-    t->algorithms.insert(t->algorithms.begin(), tv);
+    if (!copied && gpu_timed && b == platform::kBucketLarger && d.b[platform::kBucket2048].measured) {
+        launch_rows(c, d, platform::kBucket2048, platform::kBucketLarger, xp);
+        copied = true;
+    }
+    if (!copied)
+        *why = fmt("%s bucket %s: no launch shape timed and none to copy (give --base)", tag(d).c_str(),
+                   platform::bucket_name(static_cast<Bucket>(b)));
+    return copied;
+}
+
+// One <precision> of a learned algorithm: what was measured, the rest copied from the base's
+// row; false with *why when a row can be neither measured nor copied.
+bool precision_entry(const Context& c, const PrecData& d, bool gpu_timed, int buckets, int regs_per_block, XPrecision* xp,
+                     std::string* why) {
+    const std::string& absent = c.m->gpu().absent;
+    const platform::TuningRow* br = c.base ? platform::find_row(*c.base, d.a, d.p) : nullptr;
+    xp->precision = d.p;
+    // crossover
+    if (d.cross.measured) {
+        crossover(c, d, xp);
+    } else if (br) {
+        xp->crossover_area = br->crossover_area;
+        xp->per_level = br->crossover_per_level;
+        xp->crossover_source = clip("copied from " + c.base_from + " (" + (gpu_timed ? d.cross.why : absent) + "): " +
+                                        br->crossover_source,
+                                    kMaxSourceBytes);
+    } else {
+        *why = fmt("%s: the crossover was not measured (%s) and no --base row to copy", tag(d).c_str(),
+                   gpu_timed ? d.cross.why.c_str() : absent.c_str());
+        return false;
+    }
+    // paths
+    std::string gwhy;
+    if (!(gpu_timed && gpu_path(c, d, &xp->path[platform::kPathGpu], &gwhy))) {
+        if (!br) {
+            *why = fmt("%s: no GPU figure (%s) and no --base row to copy", tag(d).c_str(),
+                       gpu_timed ? gwhy.c_str() : absent.c_str());
+            return false;
+        }
+        xp->path[platform::kPathGpu] = copy_path(br->path[platform::kPathGpu], c.base_from);
+    }
+    if (!d.cpu.ok) {
+        *why = fmt("%s: the CPU path was not measured: %s", tag(d).c_str(), d.cpu.why.c_str());
+        return false;
+    }
+    xp->path[platform::kPathCpu] = cpu_path(c, d);
+    // launch rows, bucket by bucket
+    for (int b = 0; b < platform::kBucketCount; ++b)
+        if (!bucket_rows(c, d, b, br, gpu_timed, buckets, regs_per_block, xp, why)) return false;
+    return true;
+}
+
+// The <algorithm> of a learned algorithm. auto_precision is not measured: the base's, else f32.
+bool algorithm_entry(const Context& c, const AlgoData& ad, bool gpu_timed, int buckets, int regs_per_block,
+                     XAlgorithm* xa, std::string* why) {
+    xa->algorithm = ad.a;
+    xa->auto_precision = OF_PRECISION_F32;
+    xa->source = "auto_precision f32: the library's default; oflow-tune times the paths, it does not judge accuracy "
+                 "(for the F16 trade-off: T. Romera, \"Adequation algorithme architecture pour flot optique sur "
+                 "GPU embarque\", PhD thesis, 2023, section 5.2.3); " + c.tool + ", " + c.date;
+    if (c.base)
+        for (int a = 0; a < c.base->algorithm_count; ++a)
+            if (c.base->algorithms[a].algorithm == ad.a) {
+                xa->auto_precision = c.base->algorithms[a].auto_precision;
+                xa->source = clip("auto_precision copied from " + c.base_from + ": " + c.base->algorithms[a].source,
+                                  kMaxSourceBytes);
+            }
+    for (const PrecData& d : ad.pd) {
+        XPrecision xp;
+        if (!precision_entry(c, d, gpu_timed, buckets, regs_per_block, &xp, why)) return false;
+        xa->precisions.push_back(xp);
+    }
+    return true;
+}
+
+// Builds the table: the learned algorithms in order, then the base's others; false with *why
+// when a row can be neither measured nor copied.
+bool build_table(const Context& c, const std::vector<AlgoData>& all, bool gpu_timed, int buckets, XTable* t,
+                 std::string* why) {
+    board(c, gpu_timed, t);
+    for (const AlgoData& ad : all) {
+        XAlgorithm xa;
+        if (!algorithm_entry(c, ad, gpu_timed, buckets, t->regs_per_block, &xa, why)) return false;
+        t->algorithms.push_back(xa);
+    }
+    copy_other_algorithms(c, all, t);
     return true;
 }
 
 // ---- the summary ---------------------------------------------------------------------------------
-void summary(const std::vector<PrecData>& pd, const XTable& t, int buckets, bool gpu_timed) {
-    std::printf("\nSummary (ratio: GLOBAL F32 %s of the same bucket / the shape's time; > 1 is faster)\n",
-                shape_text(baseline_shape()).c_str());
+// The best shape of each bucket timed for one algorithm, against its GLOBAL F32 baseline there
+// (CLG's borrowed buckets are HS's, marked so).
+void shape_summary(const AlgoData& ad, int buckets) {
     const PrecData* f32 = nullptr;
-    for (const PrecData& d : pd)
+    for (const PrecData& d : ad.pd)
         if (d.p == OF_PRECISION_F32) f32 = &d;
-    if (gpu_timed) {
-        std::printf("  %-4s %-7s %-10s %-26s %11s %9s\n", "prec", "bucket", "size", "best shape", "ns/it/px", "vs GLOBAL");
-        for (const PrecData& d : pd)
-            for (int b = 0; b < buckets; ++b) {
-                const Timing* best = best_of(d.b[b]);
-                if (!best) {
-                    std::printf("  %-4s %-7s %4dx%-5d %s\n", pname(d.p), platform::bucket_name(static_cast<Bucket>(b)), d.b[b].n,
-                                d.b[b].n, "(nothing timed)");
-                    continue;
-                }
-                const Timing* g = f32 ? find_timing(f32->b[b], baseline_shape()) : nullptr;
-                std::string ratio = g ? fmt("%.2fx", g->ns / best->ns) : std::string("-");
-                std::printf("  %-4s %-7s %4dx%-5d %-26s %11.5f %9s\n", pname(d.p), platform::bucket_name(static_cast<Bucket>(b)),
-                            d.b[b].n, d.b[b].n, shape_text(best->shape).c_str(), best->ns, ratio.c_str());
+    for (const PrecData& d : ad.pd)
+        for (int b = 0; b < buckets; ++b) {
+            const Timing* best = best_of(d.b[b]);
+            const char* bucket = platform::bucket_name(static_cast<Bucket>(b));
+            if (!best) {
+                std::printf("  %-8s %-7s %4dx%-5d %s\n", tag(d).c_str(), bucket, d.b[b].n, d.b[b].n, "(nothing timed)");
+                continue;
             }
+            const Timing* g = f32 ? find_timing(f32->b[b], baseline_shape()) : nullptr;
+            std::string ratio = g ? fmt("%.2fx", g->ns / best->ns) : std::string("-");
+            std::printf("  %-8s %-7s %4dx%-5d %-26s %11.5f %9s%s\n", tag(d).c_str(), bucket, d.b[b].n, d.b[b].n,
+                        shape_text(best->shape).c_str(), best->ns, ratio.c_str(),
+                        d.b[b].borrowed.empty() ? "" : (" (" + d.b[b].borrowed + "'s)").c_str());
+        }
+}
+
+void summary(const std::vector<AlgoData>& all, const XTable& t, int buckets, bool gpu_timed) {
+    std::printf("\nSummary (ratio: GLOBAL F32 %s of the same algorithm and bucket / the shape's time; > 1 is faster)\n",
+                shape_text(baseline_shape()).c_str());
+    if (gpu_timed) {
+        std::printf("  %-8s %-7s %-10s %-26s %11s %9s\n", "", "bucket", "size", "best shape", "ns/it/px", "vs GLOBAL");
+        for (const AlgoData& ad : all) shape_summary(ad, buckets);
     }
     for (const XAlgorithm& a : t.algorithms) {
-        if (a.algorithm != OF_ALGO_TVL1) continue;
+        if (!learned(all, a.algorithm)) continue;
         for (const XPrecision& p : a.precisions) {
             const XPath& g = p.path[platform::kPathGpu];
             const XPath& c = p.path[platform::kPathCpu];
             const double side = std::sqrt(static_cast<double>(p.crossover_area));
-            std::printf("  tvl1 %s: GPU %s ns/it/px (warn %s, fail %s)%s; CPU %s ns/it/px %s (warn %s, fail %s); crossover area %llu "
+            std::printf("  %s %s: GPU %s ns/it/px (warn %s, fail %s)%s; CPU %s ns/it/px %s (warn %s, fail %s); crossover area %llu "
                         "(%.0fx%.0f)%s\n",
-                        platform::precision_name(p.precision), decimal(g.ns_per_it_px).c_str(), decimal(g.warn).c_str(),
-                        decimal(g.fail).c_str(), gpu_timed ? "" : " [copied]", decimal(c.ns_per_it_px).c_str(),
-                        platform::precision_name(c.arith), decimal(c.warn).c_str(), decimal(c.fail).c_str(),
-                        static_cast<unsigned long long>(p.crossover_area), side, side,
-                        p.crossover_source.compare(0, 12, "copied from ") == 0 ? " [copied]" : "");
+                        platform::algorithm_name(a.algorithm), platform::precision_name(p.precision),
+                        decimal(g.ns_per_it_px).c_str(), decimal(g.warn).c_str(), decimal(g.fail).c_str(),
+                        gpu_timed ? "" : " [copied]", decimal(c.ns_per_it_px).c_str(), platform::precision_name(c.arith),
+                        decimal(c.warn).c_str(), decimal(c.fail).c_str(), static_cast<unsigned long long>(p.crossover_area),
+                        side, side, p.crossover_source.compare(0, 12, "copied from ") == 0 ? " [copied]" : "");
             for (int k : {platform::kPathGpu, platform::kPathCpu}) {
                 const XPath& x = p.path[k];
                 if (x.has_frame_terms)
@@ -758,17 +948,23 @@ void summary(const std::vector<PrecData>& pd, const XTable& t, int buckets, bool
     }
 }
 
-bool write_csv(const std::string& path, const std::vector<PrecData>& pd) {
-    std::string s = "precision,bucket,side,variant,block_w,block_h,rows,depth,ok,median_ns_per_it_px,p90_over_median,runs,error\n";
-    for (const PrecData& d : pd)
-        for (int b = 0; b < platform::kBucketCount; ++b)
-            for (const Timing& t : d.b[b].timings) {
-                std::string why = t.why;
-                for (char& ch : why)
-                    if (ch == ',' || ch == '\n' || ch == '"') ch = ' ';
-                s += fmt("%s,%s,%d,%s,%d,%d,%d,%d,%d,%.6g,%.4f,%d,%s\n", pname(d.p), platform::bucket_name(static_cast<Bucket>(b)),
-                         d.b[b].n, platform::variant_name(t.shape.variant), t.shape.bw, t.shape.bh, t.shape.rows, t.shape.depth,
-                         t.ok ? 1 : 0, t.ns, t.spread, t.runs, why.c_str());
+// Every timing taken, one line each (CLG's borrowed buckets are HS's lines: not repeated).
+bool write_csv(const std::string& path, const std::vector<AlgoData>& all) {
+    std::string s = "algorithm,precision,bucket,side,variant,block_w,block_h,rows,depth,ok,median_ns_per_it_px,p90_over_median,"
+                    "runs,error\n";
+    for (const AlgoData& ad : all)
+        for (const PrecData& d : ad.pd)
+            for (int b = 0; b < platform::kBucketCount; ++b) {
+                if (!d.b[b].borrowed.empty()) continue;
+                for (const Timing& t : d.b[b].timings) {
+                    std::string why = t.why;
+                    for (char& ch : why)
+                        if (ch == ',' || ch == '\n' || ch == '"') ch = ' ';
+                    s += fmt("%s,%s,%s,%d,%s,%d,%d,%d,%d,%d,%.6g,%.4f,%d,%s\n", platform::algorithm_name(d.a), pname(d.p),
+                             platform::bucket_name(static_cast<Bucket>(b)), d.b[b].n, platform::variant_name(t.shape.variant),
+                             t.shape.bw, t.shape.bh, t.shape.rows, t.shape.depth, t.ok ? 1 : 0, t.ns, t.spread, t.runs,
+                             why.c_str());
+                }
             }
     return write_text(path, s);
 }
@@ -856,16 +1052,14 @@ int run(const Opts& o) {
                 cpu.name.c_str(), backend_name(cpu.backend), cpu.threads, cpu.fp16 ? ", FP16" : "");
     if (base.table) std::printf("  base table: %s (%s)\n", base.table->name, c.base_from.c_str());
 
-    std::vector<PrecData> pd(2);
-    pd[0].p = OF_PRECISION_F32;
-    pd[1].p = OF_PRECISION_F16;
-    if (g.present) measure_gpu(*m, o, pd, buckets, warmup, c.gpu_runs);
-    measure_cpu(*m, pd, c.cpu_runs);
-    if (g.present) measure_crossover(*m, o, pd, c.e2e_runs);
-    if (kSchemaFrameTerms) measure_frame_terms(*m, o, pd, g.present, c.e2e_runs);
+    std::vector<AlgoData> all = learned_algorithms(g.present, base.table);
+    if (g.present) measure_gpu(*m, o, all, buckets, warmup, c.gpu_runs);
+    measure_cpu(*m, all, c.cpu_runs);
+    if (g.present) measure_crossover(*m, o, all, c.e2e_runs);
+    if (kSchemaFrameTerms) measure_frame_terms(*m, o, all, g.present, c.e2e_runs);
 
     XTable t;
-    if (!build_table(c, pd, g.present, buckets, &t, &why)) {
+    if (!build_table(c, all, g.present, buckets, &t, &why)) {
         std::fprintf(stderr, "oflow-tune: %s\n", why.c_str());
         return 1;
     }
@@ -883,9 +1077,19 @@ int run(const Opts& o) {
                            "is its row, the variants ranked by it. The %d best shapes per variant are listed above each bucket's "
                            "rows (the schema holds one row per variant and bucket).",
                            c.gpu_runs, warmup, kKeep));
+    std::string algos = "Algorithms: tvl1, hs and clg, each timed on its own paths (config.algorithm; HS and CLG with the "
+                        "Jacobi solver). The hs and clg launch rows are the Jacobi solver's shapes (red-black SOR takes "
+                        "their GLOBAL and FUSED rows; a MULTI_ITER row gives SOR FUSED with the built-in block).";
+    if (g.present)
+        algos += fmt(" MULTI_ITER rows per thread are the ones the context ran (an HS / CLG context takes them from its "
+                     "board table's row, else the built-in 8). CLG iterates HS's kernels (cuda/hs_cuda.cuh): its rows "
+                     "below the largest bucket are HS's, and at the largest bucket HS's %d best shapes per variant were "
+                     "timed on CLG.",
+                     kKeep);
+    head.push_back(algos);
     head.push_back("warn/fail: warn = max(1.5, 1.2 x p90/median of the figure's runs (CPU: the larger of 256^2's and "
-                       "512^2's), 1.2 x the slowest ns/it/px at the self-test's sizes (GPU 1024^2, 2048^2; CPU 256^2) / the "
-                       "figure), rounded up to 0.01; fail = 3 x warn.");
+                       "512^2's), 1.2 x the slowest ns/it/px at the self-test's sizes (GPU 1024^2, 2048^2, for CLG HS's "
+                       "timings there; CPU 256^2) / the figure), rounded up to 0.01; fail = 3 x warn.");
     head.push_back(fmt("Crossover: end to end (%d levels x0.5, %d warp, %d iterations, U8 host frames and host flow) on the GPU "
                            "with the rank-1 shape of the frame's bucket against the CPU path, bisecting the side of a square "
                            "frame over %d..%d; the area is the smallest side where the GPU was faster, squared.",
@@ -925,11 +1129,11 @@ int run(const Opts& o) {
         std::fprintf(stderr, "oflow-tune: cannot write %s\n", out.c_str());
         return 1;
     }
-    if (!o.csv.empty() && !write_csv(o.csv, pd)) {
+    if (!o.csv.empty() && !write_csv(o.csv, all)) {
         std::fprintf(stderr, "oflow-tune: cannot write %s\n", o.csv.c_str());
         return 1;
     }
-    summary(pd, t, buckets, g.present);
+    summary(all, t, buckets, g.present);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     std::printf("\nWrote %s (board \"%s\", %zu bytes) in %.1f s.\n", out.c_str(), o.name.c_str(), text.size(), secs);
     if (stem(out) != o.name)

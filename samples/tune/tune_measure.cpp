@@ -3,6 +3,7 @@
 
 #include "core/plan.hpp"
 #include "core/status.hpp"
+#include "cuda/cuda_layout.hpp" // is_variational, the HS kernels' rows (plain C++)
 #include "platform/detect.hpp"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #if OF_TUNE_CUDA
 #include "core/context.hpp"
+#include "core/select.hpp"
 #include "cuda/cuda_bench.hpp"
 
 #include <cuda_runtime_api.h>
@@ -59,11 +61,11 @@ struct Frames {
     }
 };
 
-// OFLOW_CUDA_F16_ROWS (read by cuda/cuda_layout.cu at of_create): set for F16 MULTI_ITER shapes,
-// unset otherwise, unset again when the scope ends.
+// OFLOW_CUDA_F16_ROWS (read by cuda/cuda_layout.cu at of_create): set for TV-L1's F16 MULTI_ITER
+// shapes (the HS kernels ignore it), unset otherwise, unset again when the scope ends.
 struct RowsEnv {
-    RowsEnv(of_precision p, const Shape& s) {
-        if (p == OF_PRECISION_F16 && s.variant == platform::kVariantMultiIter) {
+    RowsEnv(of_algorithm a, of_precision p, const Shape& s) {
+        if (a == OF_ALGO_TVL1 && p == OF_PRECISION_F16 && s.variant == platform::kVariantMultiIter) {
             char r[8];
             std::snprintf(r, sizeof r, "%d", s.rows);
             setenv("OFLOW_CUDA_F16_ROWS", r, 1);
@@ -112,12 +114,15 @@ std::string cpu_name() {
 #endif
 }
 
-of_config base_config(int w, int h) {
+// Algorithm a's defaults at w x h, epsilon 0 (a fixed number of iterations); HS and CLG with the
+// Jacobi solver (the table's launch rows are its shapes).
+of_config base_config(of_algorithm a, int w, int h) {
     of_config c;
-    of_config_init(&c, OF_ALGO_TVL1);
+    of_config_init(&c, a);
     c.max_width = static_cast<uint32_t>(w);
     c.max_height = static_cast<uint32_t>(h);
     c.epsilon = 0.0f;
+    if (cuda::is_variational(a)) c.hs.solver = OF_SOLVER_JACOBI;
     return c;
 }
 
@@ -171,6 +176,17 @@ void take_info(of_context* ctx, Runs* r) {
     }
 }
 
+#if OF_TUNE_CUDA
+// The MULTI_ITER rows per thread a context created from c runs: what of_create selects (the board
+// table's row, OFLOW_CUDA_F16_ROWS, else the built-in rows); 0 when the selection fails.
+int context_rows(const of_config& c) {
+    char buf[kErrorCapacity] = {0};
+    Selection sel;
+    if (select_for_config(c, sizeof(of_context), ErrorSink{buf}, &sel) != OF_OK) return 0;
+    return sel.tuning.rows;
+}
+#endif
+
 // ---- the machine ------------------------------------------------------------------------------
 class Machine : public Measurer {
   public:
@@ -214,7 +230,8 @@ class Machine : public Measurer {
     const CpuInfo& cpu() const override { return cpu_; }
     bool modelled() const override { return false; }
 
-    Runs gpu_inner(of_precision p, const Shape& s, int n, int iterations, int warmup, int runs) override {
+    Runs gpu_inner(of_algorithm algo, of_precision p, const Shape& s, int n, int iterations, int warmup,
+                   int runs) override {
         Runs r;
 #if OF_TUNE_CUDA
         if (!gpu_.present) {
@@ -222,8 +239,8 @@ class Machine : public Measurer {
             return r;
         }
         frames_.make(n);
-        const RowsEnv env(p, s);
-        of_config c = base_config(n, n);
+        const RowsEnv env(algo, p, s);
+        of_config c = base_config(algo, n, n);
         c.format = OF_PIXEL_F32;
         c.levels = 1;
         c.warps = 1;
@@ -246,6 +263,7 @@ class Machine : public Measurer {
             of_destroy(ctx);
             return r;
         }
+        if (s.variant == platform::kVariantMultiIter) r.rows = context_rows(c);
         char buf[kErrorCapacity] = {0};
         const ErrorSink err{buf};
         std::vector<float> ms(static_cast<std::size_t>(std::max(runs, warmup)), 0.0f);
@@ -262,6 +280,7 @@ class Machine : public Measurer {
         for (int k = 0; k < runs; ++k) r.v.push_back(static_cast<double>(ms[static_cast<std::size_t>(k)]) * 1e6 / px_it);
         r.ok = true;
 #else
+        (void)algo;
         (void)p;
         (void)s;
         (void)n;
@@ -273,7 +292,7 @@ class Machine : public Measurer {
         return r;
     }
 
-    Runs cpu_inner(of_precision p, int n, int it1, int it2, int runs) override {
+    Runs cpu_inner(of_algorithm algo, of_precision p, int n, int it1, int it2, int runs) override {
         Runs r;
         frames_.make(n);
         const of_image a = host_image(frames_.u8[0], n), b = host_image(frames_.u8[1], n);
@@ -281,7 +300,7 @@ class Machine : public Measurer {
         std::vector<double> t[2];
         const int its[2] = {it1, it2};
         for (int k = 0; k < 2; ++k) {
-            of_config c = base_config(n, n);
+            of_config c = base_config(algo, n, n);
             c.levels = 1;
             c.warps = 1;
             c.iterations = static_cast<uint32_t>(its[k]);
@@ -317,15 +336,16 @@ class Machine : public Measurer {
         return r;
     }
 
-    Runs e2e(bool gpu, of_precision p, const Shape& s, int side, const Schedule& sch, int runs) override {
+    Runs e2e(of_algorithm algo, bool gpu, of_precision p, const Shape& s, int side, const Schedule& sch,
+             int runs) override {
         Runs r;
         if (gpu && !gpu_.present) {
             r.why = gpu_.absent;
             return r;
         }
         frames_.make(side);
-        const RowsEnv env(gpu ? p : OF_PRECISION_F32, s);
-        of_config c = base_config(side, side);
+        const RowsEnv env(algo, gpu ? p : OF_PRECISION_F32, s);
+        of_config c = base_config(algo, side, side);
         c.format = OF_PIXEL_U8;
         c.levels = static_cast<uint32_t>(sch.levels);
         c.scale_factor = 0.5f;
@@ -371,9 +391,10 @@ class Machine : public Measurer {
 };
 
 // ---- the --dry-run model ------------------------------------------------------------------------
-// An H200-like GPU (4 TB/s, 132 SMs, 3 us per launch) and a CPU at 12 ns/it/px. The shapes differ
-// by a small deterministic amount so that the ranking has something to order. Nothing here is
-// a prediction of any real machine.
+// An H200-like GPU (4 TB/s, 132 SMs, 3 us per launch) and a CPU at 12 ns/it/px for TV-L1 and 8.5
+// for HS and CLG. The shapes differ by a small deterministic amount so that the ranking has
+// something to order. HS and CLG run the same iteration kernels, so the model times them alike.
+// Nothing here is a prediction of any real machine.
 class Model : public Measurer {
   public:
     Model() {
@@ -393,56 +414,62 @@ class Model : public Measurer {
     const CpuInfo& cpu() const override { return cpu_; }
     bool modelled() const override { return true; }
 
-    static double inner_ns(of_precision p, const Shape& s, int n) {
+    // Bytes per pixel and iteration of GLOBAL and of one fused pass (F32; F16 in brackets), and
+    // FLOPs per pixel and iteration: TV-L1 88 (56) and 64 (40), 49 FLOPs; HS / CLG 40 (20) both,
+    // 26 FLOPs (cuda/cuda_bench.cu's models). HS's FUSED is its MULTI_ITER kernel at depth 1.
+    static double inner_ns(of_algorithm a, of_precision p, const Shape& s, int n) {
         const bool h = p == OF_PRECISION_F16;
+        const bool hs = cuda::is_variational(a);
+        const double pass = hs ? (h ? 20.0 : 40.0) : (h ? 40.0 : 64.0);
+        const double flops = hs ? 26.0 : 49.0;
         double bytes = 0.0, redundancy = 1.0, launches = 1.0, tiles = 0.0;
         const double nn = static_cast<double>(n);
-        switch (s.variant) {
-        case platform::kVariantGlobal:
-            bytes = h ? 56.0 : 88.0;
-            launches = 2.0;
+        const bool multi = s.variant == platform::kVariantMultiIter || (hs && s.variant == platform::kVariantFused);
+        if (s.variant == platform::kVariantGlobal) {
+            bytes = hs ? pass : (h ? 56.0 : 88.0);
+            launches = hs ? 1.0 : 2.0;
             tiles = std::ceil(nn / s.bw) * std::ceil(nn / s.bh);
-            break;
-        case platform::kVariantFused:
-            bytes = h ? 40.0 : 64.0;
+        } else if (!multi) { // TV-L1 FUSED: a shared-memory tile with a one-pixel ring
+            bytes = pass;
             redundancy = (21.0 * (s.bw + 1) * (s.bh + 1) / (s.bw * s.bh) + 28.0) / 49.0;
             tiles = std::ceil(nn / s.bw) * std::ceil(nn / s.bh);
-            break;
-        default: {
-            const double rw = h ? 64.0 : 32.0, rh = static_cast<double>(s.bh * s.rows);
-            const double tw = rw - 2.0 * s.depth, th = rh - 2.0 * s.depth;
+        } else {
+            const bool fused = s.variant == platform::kVariantFused;
+            const int depth = fused ? 1 : s.depth;
+            const int rows = fused ? (h ? cuda::kHsRowsF16 : cuda::kHsRowsF32) : s.rows;
+            const double rw = h ? 64.0 : 32.0, rh = static_cast<double>(s.bh * rows);
+            const double tw = rw - 2.0 * depth, th = rh - 2.0 * depth;
             redundancy = rw * rh / (tw * th);
-            bytes = (h ? 40.0 : 64.0) / s.depth;
-            launches = 1.0 / s.depth;
+            bytes = pass / depth;
+            launches = 1.0 / depth;
             tiles = std::ceil(nn / tw) * std::ceil(nn / th);
-            if (h && s.rows == 8) redundancy *= 1.3; // spills
-            break;
+            if (!hs && h && s.rows == 8) redundancy *= 1.3; // spills
         }
-        }
-        double ns = bytes / 4000.0 + 49.0 * redundancy / (h ? 80000.0 : 40000.0);
+        double ns = bytes / 4000.0 + flops * redundancy / (h ? 80000.0 : 40000.0);
         ns *= 1.0 + 0.002 * ((s.bw * 7 + s.bh * 13 + s.rows * 3 + s.depth * 5) % 11);
         const double waves = tiles / (2.0 * 132.0);
         if (waves < 1.0) ns /= std::sqrt(std::max(waves, 0.05));
         return ns + 3000.0 * launches / (nn * nn);
     }
 
-    Runs gpu_inner(of_precision p, const Shape& s, int n, int iterations, int warmup, int runs) override {
+    Runs gpu_inner(of_algorithm a, of_precision p, const Shape& s, int n, int iterations, int warmup,
+                   int runs) override {
         (void)iterations;
         (void)warmup;
         Runs r;
-        const double ns = inner_ns(p, s, n);
+        const double ns = inner_ns(a, p, s, n);
         for (int k = 0; k < runs; ++k) r.v.push_back(ns * (1.0 + 0.01 * ((k * 3) % 4) / 3.0));
         r.arith = p;
         r.variant = "model";
         r.ok = true;
         return r;
     }
-    Runs cpu_inner(of_precision p, int n, int it1, int it2, int runs) override {
+    Runs cpu_inner(of_algorithm a, of_precision p, int n, int it1, int it2, int runs) override {
         (void)p;
         (void)it1;
         (void)it2;
         Runs r;
-        const double ns = cpu_ns(n);
+        const double ns = cpu_ns(a, n);
         for (int k = 0; k < runs; ++k) r.v.push_back(ns * (1.0 + 0.02 * (k % 3)));
         r.arith = OF_PRECISION_F32; // the model CPU has no FP16 (a reference path)
         r.variant = "ref";
@@ -451,21 +478,23 @@ class Model : public Measurer {
     }
     // Whole frames: the inner iterations at the large-frame figure (GPU: inner_ns at 4096^2;
     // CPU: cpu_ns at 512^2) on every level, plus fixed, per-pixel, per-launch and per-level terms.
-    Runs e2e(bool gpu, of_precision p, const Shape& s, int side, const Schedule& sch, int runs) override {
+    Runs e2e(of_algorithm a, bool gpu, of_precision p, const Shape& s, int side, const Schedule& sch,
+             int runs) override {
         Runs r;
         LevelDims dims[kMaxLevels];
         const int levels = pyramid_dims(side, side, sch.levels, 0.5f, dims);
         double area_sum = 0.0;
         for (int l = 0; l < levels; ++l) area_sum += static_cast<double>(dims[l].w) * dims[l].h;
         const double a0 = static_cast<double>(side) * side;
+        const int global_launches = cuda::is_variational(a) ? 1 : 2; // per iteration
         const int launches_per_warp = gpu ? (s.variant == platform::kVariantMultiIter
                                                  ? (sch.iterations + s.depth - 1) / s.depth
-                                                 : sch.iterations * (s.variant == platform::kVariantGlobal ? 2 : 1))
+                                                 : sch.iterations * (s.variant == platform::kVariantGlobal ? global_launches : 1))
                                           : sch.iterations;
         const double level_runs = static_cast<double>(sch.warps) * levels;
         const double launches = level_runs * launches_per_warp;
         const double it_ns = static_cast<double>(sch.warps) * sch.iterations * area_sum *
-                             (gpu ? inner_ns(p, s, 4096) : cpu_ns(512));
+                             (gpu ? inner_ns(a, p, s, 4096) : cpu_ns(a, 512));
         const double ns = gpu ? (p == OF_PRECISION_F16 ? 250e3 : 300e3) + 0.1 * a0 + it_ns + 3e3 * launches + 15e3 * level_runs
                               : 10e3 + 2.0 * a0 + it_ns + 2e3 * launches + 1e3 * level_runs;
         for (int k = 0; k < runs; ++k) r.v.push_back(ns * 1e-6 * (1.0 + 0.01 * (k % 3)));
@@ -474,7 +503,7 @@ class Model : public Measurer {
         r.ok = true;
         return r;
     }
-    static double cpu_ns(int n) { return 12.0 * (1.0 + 32.0 / n); }
+    static double cpu_ns(of_algorithm a, int n) { return (cuda::is_variational(a) ? 8.5 : 12.0) * (1.0 + 32.0 / n); }
 
   private:
     GpuInfo gpu_;

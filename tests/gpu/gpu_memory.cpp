@@ -126,20 +126,31 @@ void test_wrappers_active() {
     of_destroy(ctx);
 }
 
-void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame, bool split = false) {
-    // split: backend AUTO on the xavier table, whose per-level crossover (512x512) puts every
-    // level of a 768x384 frame but the first on the CPU: one more wait per frame.
+void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame, bool split = false,
+                of_algorithm algo = OF_ALGO_TVL1, of_solver solver = OF_SOLVER_JACOBI) {
+    // split: backend AUTO on the xavier table, whose per-level crossover (512x512; TV-L1 and HS)
+    // puts every level of a 768x384 frame but the first on the CPU: one more wait per frame.
     const uint32_t w = split ? 768 : 160, h = split ? 384 : 120;
     const int frames = 4;
     of_config c = tvl1_config(w, h);
+    if (algo != OF_ALGO_TVL1) {
+        of_config_init(&c, algo);
+        c.max_width = w;
+        c.max_height = h;
+        c.hs.solver = solver;
+        c.epsilon = 0.0f;
+        c.precision = OF_PRECISION_F32; // xavier's HS F16 row puts every level on the GPU: no split
+    }
     c.backend = split ? OF_BACKEND_AUTO : OF_BACKEND_CUDA;
     c.platform = split ? "xavier" : nullptr;
     c.format = fmt;
     c.warps = 3;
     c.iterations = 20;
-    char what[96];
-    std::snprintf(what, sizeof what, "format %d, %s frames and flow%s", static_cast<int>(fmt), device_io ? "device" : "host",
-                  split ? ", split" : "");
+    char what[128];
+    std::snprintf(what, sizeof what, "%s%s format %d, %s frames and flow%s",
+                  algo == OF_ALGO_TVL1 ? "TV-L1" : (algo == OF_ALGO_HS ? "HS" : "CLG"),
+                  algo == OF_ALGO_TVL1 ? "" : (solver == OF_SOLVER_JACOBI ? " Jacobi" : " SOR"), static_cast<int>(fmt),
+                  device_io ? "device" : "host", split ? ", split" : "");
     of_context* ctx = create_or_report(c, what);
     CHECK(ctx != nullptr);
     if (!ctx) return;
@@ -312,6 +323,12 @@ int main() {
     run_frames(OF_PIXEL_F32, false, 1);
     run_frames(OF_PIXEL_U8, true, 1, true);   // the split's one wait for the coarse pyramids
     run_frames(OF_PIXEL_U8, false, 2, true);
+    // HS and CLG: the same contract (no allocation, the same waits) on every solver.
+    run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_HS, OF_SOLVER_JACOBI);
+    run_frames(OF_PIXEL_U8, false, 1, false, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR);
+    run_frames(OF_PIXEL_F32, true, 1, false, OF_ALGO_CLG, OF_SOLVER_JACOBI);
+    run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR);
+    run_frames(OF_PIXEL_U8, false, 2, true, OF_ALGO_HS, OF_SOLVER_JACOBI);
     test_caller_arena_and_stream();
     test_first_frame();
     test_out_of_memory();

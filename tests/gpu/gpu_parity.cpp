@@ -77,19 +77,6 @@ of_config cuda_cfg(of_config c, of_variant v, of_precision p, uint32_t bw = 0, u
     return c;
 }
 
-/// Flow of one pair under cfg; false (and a failed check) when create or process fails.
-bool flow_of(const of_config& cfg, const FramePair& fp, FlowBuf& out, of_info* info, const char* what) {
-    of_context* ctx = create_or_report(cfg, what);
-    CHECK_MSG(ctx != nullptr, "%s: of_create failed", what);
-    if (!ctx) return false;
-    out = make_flow(fp.prev.img.width, fp.prev.img.height);
-    const bool ok = run_host(ctx, fp, out, what);
-    if (info) *info = info_of(ctx);
-    of_destroy(ctx);
-    if (ok) CHECK_MSG(all_finite(out.extract()), "%s: non-finite flow", what);
-    return ok;
-}
-
 /// flow_of on the reference path with cfg's schedule.
 bool reference_flow(of_config cfg, const FramePair& fp, FlowBuf& out, of_info* info, const char* what) {
     cfg.backend = OF_BACKEND_REFERENCE;

@@ -219,6 +219,20 @@ inline of_info info_of(of_context* ctx) {
     return i;
 }
 
+/// Flow of one pair under cfg (host frames and flow); false (and a failed check) when create or
+/// process fails, or the flow is not finite.
+inline bool flow_of(const of_config& cfg, const FramePair& fp, FlowBuf& out, of_info* info, const char* what) {
+    of_context* ctx = create_or_report(cfg, what);
+    CHECK_MSG(ctx != nullptr, "%s: of_create failed", what);
+    if (!ctx) return false;
+    out = make_flow(fp.prev.img.width, fp.prev.img.height);
+    const bool ok = run_host(ctx, fp, out, what);
+    if (info) *info = info_of(ctx);
+    of_destroy(ctx);
+    if (ok) CHECK_MSG(all_finite(out.extract()), "%s: non-finite flow", what);
+    return ok;
+}
+
 } // namespace gputest
 
 #endif

@@ -3,27 +3,36 @@
 // Input: ptxas reports (nvcc --resource-usage, kept per object by scripts/ptxas_log.sh) of the
 // CUDA sources compiled for sm_53 (Nano), sm_62 (TX2), sm_72 (Xavier) and sm_87 (Orin). For
 // each such board it takes every kernel the board can run:
-//  - the fixed-shape kernels (conversion, pyramid, warp, robust stages, output, self-test
-//    hooks), at their fixed blocks (cuda/cuda_layout.hpp kPlaneBlockX x kPlaneBlockY,
-//    kReduceThreads; one thread for the two single-thread kernels);
-//  - the iteration kernel of every <launch> row of the board's built-in table, at the row's
-//    block, rows per thread, launch bound (the row's `bound`, else cuda::multi_default_bound)
-//    and dynamic shared memory, as cuda::default_shape and resolve_tuning resolve them for a
-//    config that asks for that variant and precision;
+//  - the fixed-shape kernels (conversion, pyramid, warp, robust stages, output, the HS/CLG
+//    per-warp stages, self-test hooks), at their fixed blocks (cuda/cuda_layout.hpp
+//    kPlaneBlockX x kPlaneBlockY, kReduceThreads; one thread for the two single-thread kernels);
+//  - the TV-L1 iteration kernel of every tvl1 <launch> row of the board's built-in table, at the
+//    row's block, rows per thread, launch bound (the row's `bound`, else
+//    cuda::multi_default_bound) and dynamic shared memory, as cuda::default_shape and
+//    resolve_tuning resolve them for a config that asks for that variant and precision;
+//  - the HS/CLG iteration kernel of every hs and clg <launch> row, for each solver (Jacobi and
+//    red-black SOR), at the shape the library's own resolution (cuda::hs_resolve_tuning, reached
+//    through the algorithm registry as core/select.cpp does) gives a config of that algorithm,
+//    precision, variant and solver with the row as its table defaults;
 // and fails when, on that board's architecture:
 //  - the kernel has no code;
 //  - registers x threads exceed the board's registers per block (registers allocated per warp
 //    in units of 256: per thread, rounded up to a multiple of 8);
 //  - static + dynamic shared memory exceed the board's shared memory per block;
-//  - the stack frame (spilled registers and local arrays) exceeds 128 bytes per thread.
+//  - the stack frame (spilled registers and local arrays) exceeds 128 bytes per thread;
+//  - (HS/CLG) the resolution refuses the row, so a context would not create.
 // A kernel in the reports that the registry below does not know is an error too, so a new
-// kernel cannot pass unchecked. Rows of algorithms without CUDA kernels are listed, not checked.
+// kernel cannot pass unchecked. Rows of algorithms or variants without CUDA kernels (lk,
+// pipeline) are listed, not checked. In a build of the library without CUDA (the suite also
+// runs this tool's fixture tests there) the HS/CLG resolution does not exist: its rows are then
+// listed as not checked, and --require-cuda makes that an error (the Jetson stage passes it).
 //
 // Output: a Markdown report on stdout (--markdown FILE: also written there; the stage keeps it
 // as docs/jetson-resources.md). Exit status: 0 all fit, 1 a check failed, 2 usage or input error.
-// Usage: oflow-jetson-resources [--markdown FILE] REPORT...
+// Usage: oflow-jetson-resources [--require-cuda] [--markdown FILE] REPORT...
 #include "oflow.h"
 
+#include "core/algorithm.hpp"
 #include "cuda/cuda_layout.hpp"
 #include "platform/tuning.hpp"
 
@@ -154,9 +163,20 @@ const Fixed kFixed[] = {
     {"hooks::k_unpack", kPlane, 0},
     {"hooks::k_pack4", kPlane, 0},
     {"hooks::k_unpack4", kPlane, 0},
+    // HS / CLG per-warp stages (hs_stages_cuda.cu, hs_jacobi_cuda.cu; hs_cuda.cuh).
+    {"k_hs_warp_image", kPlane, 0},
+    {"k_hs_derivatives", kPlane, 0},
+    {"k_hs_tensor_blur", kPlane, cuda::kMaxDynamicShared}, // tensor_blur_rows keeps the tile within it
+    {"k_hs_coef", kPlane, 0},
+    {"k_hs_add_increment", kPlane, 0},
+    {"k_hs_fixup", kPlane, 0},
+    {"k_unpack_increment", kPlane, 0}, // HS test hook (hs_frame.cu hs_unpack_increment)
 };
-// Iteration kernels: their blocks come from the tables.
-const char* const kIteration[] = {"k_global_calc_u", "k_global_calc_p", "k_fused", "k_multi", "k_multi_f16x2"};
+// Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), then HS/CLG's
+// (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu).
+const char* const kIteration[] = {"k_global_calc_u", "k_global_calc_p", "k_fused",       "k_multi",
+                                  "k_multi_f16x2",   "k_hs_jacobi_global", "k_hs_multi", "k_hs_sor_half",
+                                  "k_hs_sor_fused"};
 
 const Fixed* fixed_of(const std::string& base) {
     for (const Fixed& f : kFixed)
@@ -171,16 +191,19 @@ bool is_iteration(const std::string& base) {
 
 // One kernel as a board launches it.
 struct Use {
-    std::string kernel;    // short name
+    std::string kernel; // short name; empty: the row cannot run (refused: why)
     int threads;
-    std::size_t dyn;       // dynamic shared memory
-    std::string why;       // "fixed", or the table rows: "f16 multi_iter 512,1024 32x4 r4"
+    std::size_t dyn;    // dynamic shared memory
+    std::string why;    // "fixed", or the table rows: "f16 multi_iter 32x4 r4 d3 b128: 512,1024"
+    bool hs;            // an hs or clg row (its own section of the report)
+    std::string refused; // kernel empty: why the library refuses the row
 };
 
 const char* pair_type(of_precision p) { return p == OF_PRECISION_F16 ? "__half2" : "float2"; }
 
-// The iteration kernels one <launch> row selects.
-std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::string* shape) {
+// The iteration kernels one tvl1 <launch> row selects. *desc: the row as resolved, "f32 global
+// 64x8" or "f16 multi_iter 32x4 r4 d3 b512".
+std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::string* desc) {
     std::vector<Use> u;
     of_variant v;
     if (!platform::to_of_variant(l.variant, &v)) return u;
@@ -197,12 +220,12 @@ std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::
     switch (v) {
     case OF_VARIANT_GLOBAL:
         std::snprintf(buf, sizeof buf, "%dx%d", t.bw, t.bh);
-        u.push_back({"k_global_calc_u<" + T2 + ">", threads, 0, ""});
-        u.push_back({"k_global_calc_p<" + T2 + ">", threads, 0, ""});
+        u.push_back({"k_global_calc_u<" + T2 + ">", threads, 0, "", false, ""});
+        u.push_back({"k_global_calc_p<" + T2 + ">", threads, 0, "", false, ""});
         break;
     case OF_VARIANT_FUSED:
         std::snprintf(buf, sizeof buf, "%dx%d", t.bw, t.bh);
-        u.push_back({"k_fused<" + T2 + ">", threads, cuda::fused_shared_bytes(prec, t.bw, t.bh), ""});
+        u.push_back({"k_fused<" + T2 + ">", threads, cuda::fused_shared_bytes(prec, t.bw, t.bh), "", false, ""});
         break;
     case OF_VARIANT_MULTI_ITER:
     default: {
@@ -213,12 +236,133 @@ std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::
             std::snprintf(k, sizeof k, "k_multi_f16x2<%d, %d>", t.rows, bound);
         else
             std::snprintf(k, sizeof k, "k_multi<float2, %d, %d>", t.rows, bound);
-        u.push_back({k, threads, 0, ""});
+        u.push_back({k, threads, 0, "", false, ""});
         break;
     }
     }
-    *shape = buf;
+    *desc = std::string(platform::precision_name(prec)) + " " + platform::variant_name(l.variant) + " " + buf;
     return u;
+}
+
+// HS/CLG: the solvers every row is checked for, and their names in the report.
+const of_solver kHsSolvers[] = {OF_SOLVER_JACOBI, OF_SOLVER_RED_BLACK_SOR};
+const char* solver_name(of_solver s) { return s == OF_SOLVER_RED_BLACK_SOR ? "sor" : "jacobi"; }
+
+// The library's HS/CLG launch-shape resolution (cuda::hs_resolve_tuning), reached as
+// core/select.cpp reaches it: through the algorithm registry. nullptr in a build of the library
+// without CUDA (the function is not compiled there, so naming it would not link).
+using Resolve = of_status (*)(const of_config&, const cuda::LaunchDefaults*, cuda::Tuning*, const ErrorSink&);
+Resolve hs_resolution(of_algorithm a) {
+    const Algorithm* alg = find_algorithm(a);
+    return alg && alg->cuda && cuda::is_variational(a) ? alg->cuda->resolve_tuning : nullptr;
+}
+
+// The kernel (T2: pair_type) and threads a resolved HS/CLG shape launches (hs_cuda.cuh):
+//  - Jacobi GLOBAL: k_hs_jacobi_global<T2>, bw x bh;
+//  - Jacobi FUSED and MULTI_ITER: k_hs_multi<T2, rows>, 32 x bh (FUSED: depth 1);
+//  - SOR GLOBAL: k_hs_sor_half<T2>, bw x bh (one launch per colour);
+//  - SOR FUSED (also what a MULTI_ITER row resolves to): k_hs_sor_fused<T2>, bw x bh, with
+//    t.shared_bytes of dynamic shared memory.
+Use hs_kernel(of_solver solver, const cuda::Tuning& t) {
+    const std::string T2 = pair_type(t.precision);
+    const int threads = t.bw * t.bh;
+    if (solver == OF_SOLVER_RED_BLACK_SOR)
+        return t.variant == OF_VARIANT_GLOBAL ? Use{"k_hs_sor_half<" + T2 + ">", threads, 0, "", true, ""}
+                                              : Use{"k_hs_sor_fused<" + T2 + ">", threads, t.shared_bytes, "", true, ""};
+    if (t.variant == OF_VARIANT_GLOBAL) return Use{"k_hs_jacobi_global<" + T2 + ">", threads, 0, "", true, ""};
+    return Use{"k_hs_multi<" + T2 + ", " + std::to_string(t.rows) + ">", threads, 0, "", true, ""};
+}
+
+// The iteration kernel one hs or clg <launch> row selects for one solver: the shape `resolve`
+// gives a config of that algorithm, precision, variant and solver whose table defaults are the
+// row (the row's block where it is for the kernel that runs, else the built-in one). SOR with a
+// multi_iter row: the config leaves the variant AUTO, the only way such a row reaches an SOR
+// context (it then runs FUSED; a config that names MULTI_ITER for SOR is refused whatever the
+// table says). *desc: the row and what it resolved to, "hs f16 fused (jacobi) 32x8 r8 d1". A
+// shape the resolution refuses is a Use without kernel and with the library's message.
+std::vector<Use> hs_row_uses(Resolve resolve, of_algorithm algo, of_precision prec, of_solver solver,
+                             const platform::LaunchRow& l, std::string* desc) {
+    of_variant v;
+    if (!platform::to_of_variant(l.variant, &v)) return {};
+    of_config cfg;
+    of_config_init(&cfg, algo);
+    cfg.variant = solver == OF_SOLVER_RED_BLACK_SOR && v == OF_VARIANT_MULTI_ITER ? OF_VARIANT_AUTO : v;
+    cfg.precision = prec;
+    cfg.hs.solver = solver;
+    const cuda::LaunchDefaults d = {true, v, l.block_w, l.block_h, l.rows, l.depth, l.bound};
+    cuda::Tuning t;
+    char msg[kErrorCapacity] = "";
+    *desc = std::string(platform::algorithm_name(algo)) + " " + platform::precision_name(prec) + " " +
+            platform::variant_name(l.variant) + " (" + solver_name(solver) + ")";
+    if (resolve(cfg, &d, &t, ErrorSink{msg}) != OF_OK) return {Use{"", 0, 0, "", true, msg}};
+    char buf[64];
+    if (t.variant == OF_VARIANT_GLOBAL || solver == OF_SOLVER_RED_BLACK_SOR)
+        std::snprintf(buf, sizeof buf, " %dx%d", t.bw, t.bh);
+    else
+        std::snprintf(buf, sizeof buf, " %dx%d r%d d%d", t.bw, t.bh, t.rows, t.depth);
+    *desc += buf;
+    return {hs_kernel(solver, t)};
+}
+
+// Adds x, launched by a row described as `desc` in bucket b, to uses; rows that launch the same
+// kernel at the same shape become one entry listing their buckets.
+void add_use(std::vector<Use>* uses, std::map<std::string, std::size_t>* at, Use x, const std::string& desc,
+             platform::Bucket b) {
+    const std::string key = x.kernel + "/" + std::to_string(x.threads) + "/" + desc;
+    const auto it = at->find(key);
+    if (it != at->end()) {
+        (*uses)[it->second].why += std::string(",") + platform::bucket_name(b);
+        return;
+    }
+    x.why = desc + ": " + platform::bucket_name(b);
+    (*at)[key] = uses->size();
+    uses->push_back(x);
+}
+
+// Every kernel board b launches: the fixed-shape kernels of the reports, then those of its table's
+// rows. Rows that launch nothing checkable go to notes.
+std::vector<Use> board_uses(const platform::BoardTable& b, const std::set<std::string>& kernels,
+                            std::vector<std::string>* notes) {
+    std::vector<Use> uses;
+    for (const std::string& k : kernels)
+        if (const Fixed* f = fixed_of(base_of(k))) uses.push_back({k, f->threads, f->dyn_shared, "fixed", false, ""});
+    std::map<std::string, std::size_t> at;
+    char n[200];
+    for (int ri = 0; ri < b.row_count; ++ri) {
+        const platform::TuningRow& row = b.rows[ri];
+        const char* an = platform::algorithm_name(row.algorithm);
+        const char* pn = platform::precision_name(row.precision);
+        const bool tvl1 = row.algorithm == OF_ALGO_TVL1;
+        const Resolve resolve = tvl1 ? nullptr : hs_resolution(row.algorithm);
+        if (!tvl1 && !resolve) {
+            if (cuda::is_variational(row.algorithm))
+                std::snprintf(n, sizeof n, "%s: %s %s rows not checked (this build of the library has no CUDA path to "
+                              "resolve their shapes with)", b.name, an, pn);
+            else
+                std::snprintf(n, sizeof n, "%s: %s %s rows not checked (no CUDA kernels for %s yet)", b.name, an, pn, an);
+            notes->push_back(n);
+            continue;
+        }
+        for (int li = 0; li < row.launch_count; ++li) {
+            const platform::LaunchRow& l = row.launches[li];
+            of_variant v;
+            if (!platform::to_of_variant(l.variant, &v)) {
+                std::snprintf(n, sizeof n, "%s: %s %s %s rows: no CUDA kernel for that variant (never selected)", b.name,
+                              an, pn, platform::variant_name(l.variant));
+                notes->push_back(n);
+                continue;
+            }
+            std::string desc;
+            if (tvl1) {
+                for (const Use& x : row_uses(row.precision, l, &desc)) add_use(&uses, &at, x, desc, l.bucket);
+                continue;
+            }
+            for (const of_solver solver : kHsSolvers)
+                for (const Use& x : hs_row_uses(resolve, row.algorithm, row.precision, solver, l, &desc))
+                    add_use(&uses, &at, x, desc, l.bucket);
+        }
+    }
+    return uses;
 }
 
 struct Line {
@@ -229,7 +373,36 @@ struct Line {
     Res r;
     int regs_block; // allocated registers x threads
     std::vector<std::string> fails;
+    bool hs; // an hs or clg row
 };
+
+// Use u of board b (architecture arch) against the board's limits, from the reports.
+Line check_use(const platform::BoardTable& b, const char* arch, const Use& u, const ResMap& res) {
+    Line ln{b.name, arch, u.kernel, u.why, u.threads, u.dyn, false, Res(), 0, {}, u.hs};
+    if (u.kernel.empty()) {
+        ln.fails.push_back("the library refuses the row: " + u.refused);
+        return ln;
+    }
+    const auto it = res.find({arch, u.kernel});
+    ln.found = it != res.end();
+    if (!ln.found) {
+        ln.fails.push_back("no " + std::string(arch) + " code");
+        return ln;
+    }
+    ln.r = it->second;
+    const int alloc = (ln.r.regs + 7) / 8 * 8;
+    ln.regs_block = alloc * u.threads;
+    if (ln.regs_block > b.regs_per_block)
+        ln.fails.push_back(std::to_string(alloc) + " registers x " + std::to_string(u.threads) + " threads > " +
+                           std::to_string(b.regs_per_block) + " per block");
+    if (static_cast<std::size_t>(ln.r.smem) + u.dyn > static_cast<std::size_t>(b.shared_per_block))
+        ln.fails.push_back("shared memory " + std::to_string(ln.r.smem + u.dyn) + " > " +
+                           std::to_string(b.shared_per_block) + " per block");
+    if (ln.r.stack > kMaxStack)
+        ln.fails.push_back("stack frame " + std::to_string(ln.r.stack) + " bytes (spill stores " +
+                           std::to_string(ln.r.spill) + ") > " + std::to_string(kMaxStack));
+    return ln;
+}
 
 std::string md_escape(std::string s) {
     for (std::size_t p = 0; (p = s.find('<', p)) != std::string::npos; p += 4) s.replace(p, 1, "&lt;");
@@ -237,22 +410,98 @@ std::string md_escape(std::string s) {
     return s;
 }
 
+std::string md_check(const std::vector<std::string>& fails) {
+    std::string s = fails.empty() ? "ok" : "";
+    for (std::size_t i = 0; i < fails.size(); ++i) s += (i ? "; " : "**FAIL**: ") + fails[i];
+    return s;
+}
+
+// The table of the iteration kernels (TV-L1's, or HS/CLG's: hs) the tables select.
+void md_iteration_table(std::ostream& md, const std::vector<Line>& lines, bool hs, const char* rows_head) {
+    md << "| board | arch | kernel | " << rows_head << " | threads | registers | registers x threads | "
+       << "stack (spill stores) B | shared B (static + dynamic) | check |\n";
+    md << "|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const Line& l : lines) {
+        if (l.why == "fixed" || l.hs != hs) continue;
+        md << "| " << l.board << " | " << l.arch << " | " << (l.kernel.empty() ? "-" : "`" + l.kernel + "`") << " | "
+           << md_escape(l.why) << " | " << l.threads << " | " << (l.found ? std::to_string(l.r.regs) : "-") << " | "
+           << l.regs_block << " | " << (l.found ? std::to_string(l.r.stack) + " (" + std::to_string(l.r.spill) + ")" : "-")
+           << " | " << (l.found ? std::to_string(l.r.smem) + " + " + std::to_string(l.dyn) : "-") << " | "
+           << md_check(l.fails) << " |\n";
+    }
+}
+
+// What the HS/CLG rows select (hs_cuda.cuh, cuda_layout.hpp hs_resolve_tuning), in words.
+void md_hs_intro(std::ostream& md) {
+    md << "Every `hs` and `clg` row is resolved for both solvers (`config.hs.solver` Jacobi and red-black SOR) by "
+          "the library's `cuda::hs_resolve_tuning`, with the row as the table's defaults: the shape a context on "
+          "that board takes. Jacobi: `global` rows run `k_hs_jacobi_global` at the row's block; `fused` rows run "
+          "the register-tiled `k_hs_multi<T2, rows>` at depth 1, with the row's block only when it is 32 wide "
+          "(else the built-in 32x8) and the default rows ("
+       << cuda::kHsRowsF32 << " in F32, " << cuda::kHsRowsF16
+       << " in F16: a fused row names none); `multi_iter` rows run `k_hs_multi` at the row's block, rows and "
+          "depth. Red-black SOR: `global` rows run `k_hs_sor_half` (a launch per colour) at the row's block, "
+          "`fused` rows `k_hs_sor_fused` at the row's block with (2 bw + 2)(bh + 2) pairs of dynamic shared "
+          "memory, and `multi_iter` rows (Jacobi's shapes) give SOR `k_hs_sor_fused` with the built-in "
+       << cuda::kHsSorBlockX << "x" << cuda::kHsSorBlockY
+       << " block. T2 is float2 in F32, __half2 in F16. `k_hs_multi` is compiled with __launch_bounds__(256, 2) "
+          "(at most 128 registers per thread, so on Nano and TX2 a 256-thread block takes all 32768 registers of "
+          "a block), the other three with __launch_bounds__(1024); `pipeline` rows have no kernel (Not checked).\n\n";
+}
+
+// Per board: the HS/CLG kernels its rows select, their largest registers x threads against the
+// board's limit, and their largest stack frame.
+void md_hs_summary(std::ostream& md, const std::vector<Line>& lines, const platform::TableSet& ts) {
+    md << "| board | arch | kernels | most registers x threads (limit) | largest stack (spill stores) B "
+          "(limit " << kMaxStack << ") | check |\n|---|---|---|---|---|---|\n";
+    for (int bi = 0; bi < ts.count; ++bi) {
+        const platform::BoardTable& b = *ts.boards[bi];
+        std::set<std::string> ks;
+        int regs = 0, stack = 0, spill = 0, fails = 0;
+        std::string arch;
+        for (const Line& l : lines) {
+            if (l.board != b.name || !l.hs) continue;
+            arch = l.arch;
+            if (!l.kernel.empty()) ks.insert(l.kernel);
+            regs = std::max(regs, l.regs_block);
+            if (l.r.stack > stack) {
+                stack = l.r.stack;
+                spill = l.r.spill;
+            }
+            fails += l.fails.empty() ? 0 : 1;
+        }
+        if (arch.empty()) continue;
+        md << "| " << b.name << " | " << arch << " | " << ks.size() << " | " << regs << " (" << b.regs_per_block
+           << ") | " << stack << " (" << spill << ") | "
+           << (fails ? "**" + std::to_string(fails) + " failed**" : std::string("ok")) << " |\n";
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const char* md_path = nullptr;
+    bool require_cuda = false;
     std::vector<const char*> reports;
+    const char* usage = "usage: oflow-jetson-resources [--require-cuda] [--markdown FILE] REPORT...\n";
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc)
             md_path = argv[++i];
+        else if (!std::strcmp(argv[i], "--require-cuda"))
+            require_cuda = true;
         else if (argv[i][0] == '-') {
-            std::fprintf(stderr, "usage: oflow-jetson-resources [--markdown FILE] REPORT...\n");
+            std::fputs(usage, stderr);
             return 2;
         } else
             reports.push_back(argv[i]);
     }
     if (reports.empty()) {
-        std::fprintf(stderr, "usage: oflow-jetson-resources [--markdown FILE] REPORT...\n");
+        std::fputs(usage, stderr);
+        return 2;
+    }
+    if (require_cuda && (!hs_resolution(OF_ALGO_HS) || !hs_resolution(OF_ALGO_CLG))) {
+        std::fprintf(stderr, "oflow-jetson-resources: --require-cuda: this build of the library has no CUDA path, so "
+                             "the HS/CLG rows cannot be resolved (build the tool with OF_WITH_CUDA=ON)\n");
         return 2;
     }
     ResMap res;
@@ -285,74 +534,9 @@ int main(int argc, char** argv) {
         char arch[16];
         std::snprintf(arch, sizeof arch, "sm_%d%d", b.cc_major, b.cc_minor);
         if (!std::strcmp(b.name, "generic")) continue; // desktop GPUs: not a Jetson
-        std::vector<Use> uses;
-        for (const std::string& k : kernels)
-            if (const Fixed* f = fixed_of(base_of(k))) uses.push_back({k, f->threads, f->dyn_shared, "fixed"});
-        std::map<std::string, std::size_t> at; // kernel + threads -> index in uses (merge buckets)
-        for (int ri = 0; ri < b.row_count; ++ri) {
-            const platform::TuningRow& row = b.rows[ri];
-            if (row.algorithm != OF_ALGO_TVL1) {
-                char n[160];
-                std::snprintf(n, sizeof n, "%s: %s %s rows not checked (no CUDA kernels for %s yet)", b.name,
-                              platform::algorithm_name(row.algorithm), platform::precision_name(row.precision),
-                              platform::algorithm_name(row.algorithm));
-                notes.push_back(n);
-                continue;
-            }
-            for (int li = 0; li < row.launch_count; ++li) {
-                const platform::LaunchRow& l = row.launches[li];
-                std::string shape;
-                const std::vector<Use> u = row_uses(row.precision, l, &shape);
-                if (u.empty()) {
-                    char n[160];
-                    std::snprintf(n, sizeof n, "%s: %s %s rows: no CUDA kernel for that variant (never selected)", b.name,
-                                  platform::precision_name(row.precision), platform::variant_name(l.variant));
-                    notes.push_back(n);
-                }
-                for (const Use& x : u) {
-                    const std::string key = x.kernel + "/" + std::to_string(x.threads) + "/" + shape;
-                    const std::string why = std::string(platform::precision_name(row.precision)) + " " +
-                                            platform::variant_name(l.variant) + " " + shape + ": " +
-                                            platform::bucket_name(l.bucket);
-                    auto it = at.find(key);
-                    if (it == at.end()) {
-                        at[key] = uses.size();
-                        uses.push_back({x.kernel, x.threads, x.dyn, why});
-                    } else {
-                        uses[it->second].why += std::string(",") + platform::bucket_name(l.bucket);
-                    }
-                }
-            }
-        }
-        for (const Use& u : uses) {
-            Line ln;
-            ln.board = b.name;
-            ln.arch = arch;
-            ln.kernel = u.kernel;
-            ln.why = u.why;
-            ln.threads = u.threads;
-            ln.dyn = u.dyn;
-            auto it = res.find({arch, u.kernel});
-            ln.found = it != res.end();
-            ln.regs_block = 0;
-            if (!ln.found) {
-                ln.fails.push_back("no " + std::string(arch) + " code");
-            } else {
-                ln.r = it->second;
-                const int alloc = (ln.r.regs + 7) / 8 * 8;
-                ln.regs_block = alloc * u.threads;
-                if (ln.regs_block > b.regs_per_block)
-                    ln.fails.push_back(std::to_string(alloc) + " registers x " + std::to_string(u.threads) +
-                                       " threads > " + std::to_string(b.regs_per_block) + " per block");
-                if (static_cast<std::size_t>(ln.r.smem) + u.dyn > static_cast<std::size_t>(b.shared_per_block))
-                    ln.fails.push_back("shared memory " + std::to_string(ln.r.smem + u.dyn) + " > " +
-                                       std::to_string(b.shared_per_block) + " per block");
-                if (ln.r.stack > kMaxStack)
-                    ln.fails.push_back("stack frame " + std::to_string(ln.r.stack) + " bytes (spill stores " +
-                                       std::to_string(ln.r.spill) + ") > " + std::to_string(kMaxStack));
-            }
-            failures += ln.fails.empty() ? 0 : 1;
-            lines.push_back(ln);
+        for (const Use& u : board_uses(b, kernels, &notes)) {
+            lines.push_back(check_use(b, arch, u, res));
+            failures += lines.back().fails.empty() ? 0 : 1;
         }
     }
 
@@ -364,22 +548,13 @@ int main(int argc, char** argv) {
           "registers per block (allocated per thread in multiples of 8), static + dynamic shared memory "
           "exceed the shared memory per block, or the stack frame (spills) exceeds "
        << kMaxStack << " bytes per thread.\n\n";
-    md << "## Iteration kernels the tables select\n\n";
-    md << "| board | arch | kernel | table rows (precision variant block rows depth bound: buckets) | threads | registers | "
-          "registers x threads | stack (spill stores) B | shared B (static + dynamic) | check |\n";
-    md << "|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const Line& l : lines) {
-        if (l.why == "fixed") continue;
-        md << "| " << l.board << " | " << l.arch << " | `" << l.kernel << "` | " << md_escape(l.why) << " | " << l.threads
-           << " | " << (l.found ? std::to_string(l.r.regs) : "-") << " | " << l.regs_block << " | "
-           << (l.found ? std::to_string(l.r.stack) + " (" + std::to_string(l.r.spill) + ")" : "-") << " | "
-           << (l.found ? std::to_string(l.r.smem) + " + " + std::to_string(l.dyn) : "-") << " | ";
-        if (l.fails.empty())
-            md << "ok";
-        else
-            for (std::size_t i = 0; i < l.fails.size(); ++i) md << (i ? "; " : "**FAIL**: ") << l.fails[i];
-        md << " |\n";
-    }
+    md << "## TV-L1 iteration kernels the tables select\n\n";
+    md_iteration_table(md, lines, false, "table rows (precision variant block rows depth bound: buckets)");
+    md << "\n## HS/CLG iteration kernels the tables select\n\n";
+    md_hs_intro(md);
+    md_iteration_table(md, lines, true, "table rows (algorithm precision variant (solver) block rows depth: buckets)");
+    md << "\nPer board (every HS/CLG row above):\n\n";
+    md_hs_summary(md, lines, ts);
     // "registers / stack" of one kernel in each architecture's column.
     const auto arch_cells = [&](const std::string& k) {
         for (const std::string& a : archs) {

@@ -1,11 +1,16 @@
 # oflow-tune --dry-run end to end (tests/tune/CMakeLists.txt):
-#   cmake -DTUNE=oflow-tune -DGEN=oflow-tablegen -DROOT=REPO -DWORK=DIR [-DEMULATOR=a|b] -P check_dry_run.cmake
-# 1. a full dry run writes a table; oflow-tablegen --check accepts it, and generates the C++
-#    tables from it together with platform/tables/*.xml (the build's own step);
-# 2. every element that carries numbers says where they came from (here: the model);
+#   cmake -DTUNE=oflow-tune -DGEN=oflow-tablegen -DROOT=REPO -DWORK=DIR [-DEMULATOR=a|b] [-DTINYXML2=ON]
+#         -P check_dry_run.cmake
+# 1. a full dry run writes a table with tvl1, hs and clg; oflow-tablegen --check accepts it, and
+#    generates the C++ tables from it together with platform/tables/*.xml (the build's own step);
+# 2. every element that carries numbers says where they came from (here: the model); each
+#    algorithm has its rows (HS / CLG: the Jacobi kernels' shapes; CLG's say they are HS's below
+#    the largest bucket and were checked on CLG at it);
 # 3. --quick without --base fills bucket "larger" from 2048 and says so; with --base generic
-#    the rows it did not time are copied and say so; both pass the generator; a base algorithm
-#    this board cannot hold is left out and named;
+#    the rows it did not time are copied and say so; both pass the generator; with --base
+#    xavier the HS / CLG rows are timed, xavier's auto_precision kept and its larger rows copied
+#    (CLG F16, which xavier lacks, from 2048); a base algorithm the run does not learn and this
+#    board cannot hold is left out and named (builds that read table files: TINYXML2);
 # 4. bad usage exits 2 and writes nothing.
 cmake_minimum_required(VERSION 3.18)
 string(REPLACE "|" ";" emulator "${EMULATOR}")
@@ -64,9 +69,10 @@ tablegen_check("${WORK}/tuned_ci.xml")
 tablegen_generate("${WORK}/tuned_ci.xml" tuned_ci)
 file(STRINGS "${WORK}/timings.csv" csv)
 list(LENGTH csv csv_lines)
-# header + 5 buckets x (32 F32 + 86 F16 shapes)
-if(NOT csv_lines EQUAL 591)
-  message(FATAL_ERROR "timings.csv: ${csv_lines} lines, expected 591")
+# header + 5 buckets x (tvl1: 32 F32 + 86 F16 shapes; hs: 37 + 37) + clg at 4096^2 only: hs's 3
+# best shapes of each of 3 variants per precision (9 + 9); clg's other buckets are hs's lines
+if(NOT csv_lines EQUAL 979)
+  message(FATAL_ERROR "timings.csv: ${csv_lines} lines, expected 979")
 endif()
 
 # ---- 2. provenance ------------------------------------------------------------------------------
@@ -88,12 +94,58 @@ foreach(el board crossover path launch)
   endforeach()
   set(count_${el} ${n})
 endforeach()
-# 2 precisions x 5 buckets x 3 variants; 2 paths and a crossover per precision.
-if(NOT count_launch EQUAL 30 OR NOT count_path EQUAL 4 OR NOT count_crossover EQUAL 2 OR NOT count_board EQUAL 1)
+# 3 algorithms x 2 precisions x 5 buckets x 3 variants; 2 paths and a crossover per precision.
+if(NOT count_launch EQUAL 90 OR NOT count_path EQUAL 12 OR NOT count_crossover EQUAL 6 OR NOT count_board EQUAL 1)
   message(FATAL_ERROR "tuned_ci.xml: ${count_launch} launch, ${count_path} path, ${count_crossover} crossover rows")
 endif()
 expect_in("${xml}" "warn = max(1.5, 1.2 x p90/median" "tuned_ci.xml")
 expect_in("${xml}" "multi_iter: 32x" "tuned_ci.xml (the top shapes per variant)")
+
+# The text of <algorithm name="NAME"> up to the next algorithm (or the end) into OUT.
+function(algorithm_text xml name out)
+  string(FIND "${xml}" "<algorithm name=\"${name}\"" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "no <algorithm name=\"${name}\">")
+  endif()
+  string(SUBSTRING "${xml}" ${at} -1 rest)
+  string(FIND "${rest}" "</algorithm>" end)
+  string(SUBSTRING "${rest}" 0 ${end} text)
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Each algorithm: 2 precisions x 5 buckets x 3 variants, 2 paths and a crossover per precision,
+# every number the model's; HS / CLG rows within the Jacobi kernels' limits (1..8 warps, the
+# built-in 8 rows, depth <= 12).
+foreach(algo tvl1 hs clg)
+  algorithm_text("${xml}" ${algo} text)
+  foreach(el crossover path launch)
+    string(REGEX MATCHALL "<${el} [^>]*>" all "${text}")
+    list(LENGTH all n_${el})
+    foreach(e ${all})
+      if(NOT e MATCHES "source=\"DRY RUN, modelled \\(not measured\\) for ")
+        message(FATAL_ERROR "tuned_ci.xml ${algo}: an element without the model's provenance: ${e}")
+      endif()
+    endforeach()
+  endforeach()
+  if(NOT n_launch EQUAL 30 OR NOT n_path EQUAL 4 OR NOT n_crossover EQUAL 2)
+    message(FATAL_ERROR "tuned_ci.xml ${algo}: ${n_launch} launch, ${n_path} path, ${n_crossover} crossover rows")
+  endif()
+  if(NOT algo STREQUAL "tvl1")
+    string(REGEX MATCHALL "<launch variant=\"(fused|multi_iter)\"[^>]*>" tiled "${text}")
+    foreach(e ${tiled})
+      if(NOT e MATCHES "block_w=\"32\" block_h=\"[1-8]\"")
+        message(FATAL_ERROR "tuned_ci.xml ${algo}: a row the HS Jacobi kernels cannot take: ${e}")
+      endif()
+      if(e MATCHES "variant=\"multi_iter\"" AND NOT e MATCHES "rows=\"8\" grid=\"0\" depth=\"([2-9]|1[0-2])\"")
+        message(FATAL_ERROR "tuned_ci.xml ${algo}: a MULTI_ITER row off the shapes tried: ${e}")
+      endif()
+    endforeach()
+  endif()
+endforeach()
+# (";" reads "," here: the list separators were replaced above.)
+algorithm_text("${xml}" clg clg)
+expect_in("${clg}" "hs&apos,s timing: CLG iterates the same kernels" "tuned_ci.xml clg (rows below the largest bucket)")
+expect_in("${clg}" "the shapes tried: hs&apos,s 3 best of the variant here" "tuned_ci.xml clg (bucket larger)")
 
 # ---- 3. --quick, without and with --base ----------------------------------------------------------
 tune(0 --dry-run --quick --name quick --out quick.xml)
@@ -109,12 +161,32 @@ expect_in("${xml}" "rows copied from platform/tables/generic.xml" "based.xml")
 tablegen_check("${WORK}/based.xml")
 tablegen_generate("${WORK}/based.xml" based)
 
-# A base with another algorithm whose CPU rows need FP16 (xavier's hs): the model CPU has none,
-# so it stays out and the header says why.
+# A base with hs and clg (xavier: its hs CPU rows compute in F16, its clg has no F16): both are
+# learned here (the model CPU runs F32), xavier's auto_precision kept, its larger rows copied,
+# and clg f16's larger bucket repeats 2048's timing.
 tune(0 --dry-run --quick --base xavier --name from_xavier --out from_xavier.xml)
 file(READ "${WORK}/from_xavier.xml" xml)
-expect_in("${xml}" "hs: not copied from platform/tables/xavier.xml: its CPU rows compute in F16" "from_xavier.xml")
+algorithm_text("${xml}" hs hs)
+expect_in("${hs}" "<algorithm name=\"hs\" auto_precision=\"f16\"" "from_xavier.xml hs")
+expect_in("${hs}" "auto_precision copied from platform/tables/xavier.xml" "from_xavier.xml hs")
+expect_in("${hs}" "rows copied from platform/tables/xavier.xml" "from_xavier.xml hs")
+expect_in("${hs}" "<path kind=\"cpu\" arith=\"f32\"" "from_xavier.xml hs (the CPU path measured)")
+algorithm_text("${xml}" clg clg)
+expect_in("${clg}" "written for bucket larger from the 2048x2048 timing" "from_xavier.xml clg")
 tablegen_check("${WORK}/from_xavier.xml")
+tablegen_generate("${WORK}/from_xavier.xml" from_xavier)
+
+# A base algorithm the run does not learn, whose CPU rows need FP16 (xavier's hs renamed lk):
+# the model CPU has none, so it stays out and the header says why. Table files need TINYXML2.
+if(TINYXML2)
+  file(READ "${ROOT}/platform/tables/xavier.xml" base)
+  string(REPLACE "<algorithm name=\"hs\"" "<algorithm name=\"lk\"" base "${base}")
+  file(WRITE "${WORK}/xavier_lk.xml" "${base}")
+  tune(0 --dry-run --quick --base xavier_lk.xml --name from_lk --out from_lk.xml)
+  file(READ "${WORK}/from_lk.xml" xml)
+  expect_in("${xml}" "lk: not copied from xavier_lk.xml: its CPU rows compute in F16" "from_lk.xml")
+  tablegen_check("${WORK}/from_lk.xml")
+endif()
 
 # ---- 4. bad usage -----------------------------------------------------------------------------------
 tune(2 --dry-run --name Bad --out bad.xml)

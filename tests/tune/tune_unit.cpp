@@ -1,6 +1,7 @@
 // oflow-tune's pure parts (samples/tune/tune_core.hpp, tune_table.hpp): the shapes it tries
-// obey the schema, statistics, ranking, the warn/fail rule, the crossover bisection, and the
-// XML writer read back by the library's own reader (builds with OF_WITH_TINYXML2).
+// obey the schema (TV-L1's, and HS / CLG's within their kernels' limits), statistics, ranking,
+// the warn/fail rule, the crossover bisection, and the XML writer read back by the library's own
+// reader (builds with OF_WITH_TINYXML2).
 #include "check.hpp"
 #include "tune_core.hpp"
 #include "tune_measure.hpp"
@@ -27,17 +28,31 @@ using namespace oflow::tune;
 
 namespace {
 
+// What every candidate list obeys: whole warps of at most 1024 threads, GLOBAL 32x8 (the
+// ratios' baseline) among them, no pipeline shape, no duplicates. Returns the shapes per variant.
+std::vector<int> common_to_every_list(const std::vector<Shape>& s) {
+    std::vector<int> per(platform::kVariantCount, 0);
+    bool baseline = false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const Shape& x = s[i];
+        ++per[x.variant];
+        baseline = baseline || x == baseline_shape();
+        const int threads = x.bw * x.bh;
+        CHECK_MSG(threads <= 1024 && threads % 32 == 0, "%s", shape_text(x).c_str());
+        for (std::size_t j = i + 1; j < s.size(); ++j) CHECK(!(x == s[j]));
+    }
+    CHECK(baseline);
+    CHECK(per[platform::kVariantPipeline] == 0);
+    return per;
+}
+
 void shapes_follow_the_schema() {
     for (of_precision p : {OF_PRECISION_F32, OF_PRECISION_F16}) {
         const bool f16 = p == OF_PRECISION_F16;
-        const std::vector<Shape> s = candidate_shapes(p, 65536);
-        int per[platform::kVariantCount] = {0, 0, 0, 0};
-        bool baseline = false, warps16 = false;
+        const std::vector<Shape> s = candidate_shapes(OF_ALGO_TVL1, p, 65536);
+        const std::vector<int> per = common_to_every_list(s);
+        bool warps16 = false;
         for (const Shape& x : s) {
-            ++per[x.variant];
-            baseline = baseline || x == baseline_shape();
-            const int threads = x.bw * x.bh;
-            CHECK_MSG(threads <= 1024 && threads % 32 == 0, "%s", shape_text(x).c_str());
             if (x.variant == platform::kVariantMultiIter) {
                 CHECK(x.bw == 32 && x.bh >= 1 && x.bh <= (f16 ? cuda::kMultiMaxWarpsF16 : cuda::kMultiMaxWarps));
                 CHECK(f16 ? (x.rows == 4 || x.rows == 6 || x.rows == 8) : x.rows == 8);
@@ -48,20 +63,57 @@ void shapes_follow_the_schema() {
                 CHECK(x.rows == 1 && x.depth == 1);
             }
         }
-        CHECK(baseline); // GLOBAL 32x8, the ratios' baseline
         CHECK(per[platform::kVariantGlobal] == 6 && per[platform::kVariantFused] == 6);
-        CHECK(per[platform::kVariantPipeline] == 0);
         CHECK(warps16 == f16);
         // F32: 3 heights x depths 2..8, but 2 warps x 8 rows = 16 rows holds depth <= 7.
         // F16: 2 warps hold depth <= 3/5/7 at 4/6/8 rows, 4 warps <= 7/8/8, 8 and 16 warps <= 8.
         CHECK(per[platform::kVariantMultiIter] == (f16 ? 74 : 20));
-        // No duplicates.
-        for (std::size_t i = 0; i < s.size(); ++i)
-            for (std::size_t j = i + 1; j < s.size(); ++j) CHECK(!(s[i] == s[j]));
     }
     // A board with 32768 registers per block cannot run 512 MULTI_ITER threads.
-    for (const Shape& x : candidate_shapes(OF_PRECISION_F16, 32768))
+    for (const Shape& x : candidate_shapes(OF_ALGO_TVL1, OF_PRECISION_F16, 32768))
         if (x.variant == platform::kVariantMultiIter) CHECK(x.bh <= 8);
+}
+
+// HS / CLG: the Jacobi kernels' shapes (cuda/cuda_layout.hpp hs_resolve_tuning) that the schema
+// also accepts (platform/tables/README.md: FUSED rows 1 and depth 1; MULTI_ITER 32 wide, F32 8
+// rows, the region above 2 x depth, the registers fitting). CLG tries HS's list.
+void hs_shapes_follow_the_kernels() {
+    for (of_precision p : {OF_PRECISION_F32, OF_PRECISION_F16}) {
+        const bool f16 = p == OF_PRECISION_F16;
+        const std::vector<Shape> s = candidate_shapes(OF_ALGO_HS, p, 65536);
+        const std::vector<int> per = common_to_every_list(s);
+        const int region_w = 32 * cuda::hs_multi_cols(p);
+        CHECK(region_w == cuda::multi_region_w(p)); // the region the schema's validator checks
+        for (const Shape& x : s) {
+            const bool tiled = x.variant != platform::kVariantGlobal; // the register-tiled kernel
+            CHECK_MSG(!tiled || (x.bw == 32 && x.bh >= 1 && x.bh <= cuda::kMultiMaxWarps &&
+                                 x.bw * x.bh * platform::kMultiIterRegistersPerThread <= 65536),
+                      "%s", shape_text(x).c_str());
+            if (x.variant != platform::kVariantMultiIter) {
+                CHECK(x.rows == 1 && x.depth == 1);
+                continue;
+            }
+            CHECK(x.rows == (f16 ? cuda::kHsRowsF16 : cuda::kHsRowsF32));
+            CHECK(f16 ? (x.rows == 4 || x.rows == 6 || x.rows == 8) : x.rows == cuda::kMultiRowsF32); // the schema's
+            CHECK(x.depth >= 2 && x.depth <= cuda::kHsCoarseDepth && x.depth <= 16);
+            CHECK_MSG(region_w > 2 * x.depth && x.bh * x.rows > 2 * x.depth, "%s", shape_text(x).c_str());
+        }
+        CHECK(per[platform::kVariantGlobal] == 6 && per[platform::kVariantFused] == 3);
+        // 2 warps x 8 rows = 16 rows hold depth <= 7 (6 depths); 4 and 8 warps depth 2..12 (11 each).
+        CHECK_MSG(per[platform::kVariantMultiIter] == 28, "%d", per[platform::kVariantMultiIter]);
+        // CLG iterates the same kernels: the same list, in the same order.
+        const std::vector<Shape> clg = candidate_shapes(OF_ALGO_CLG, p, 65536);
+        CHECK(clg.size() == s.size());
+        for (std::size_t i = 0; i < s.size() && i < clg.size(); ++i) CHECK(clg[i] == s[i]);
+    }
+    // 16384 registers per block hold 4 warps of the register-tiled kernel, not 8.
+    int tiled = 0;
+    for (const Shape& x : candidate_shapes(OF_ALGO_HS, OF_PRECISION_F32, 16384))
+        if (x.variant != platform::kVariantGlobal) {
+            ++tiled;
+            CHECK(x.bh <= 4);
+        }
+    CHECK(tiled == 2 + 6 + 11);
 }
 
 void statistics() {
@@ -75,7 +127,7 @@ void statistics() {
     CHECK(percentile90(v) == 10.0); // ceil(9.9) = 10th smallest
     CHECK(percentile90({5.0}) == 5.0);
     CHECK(iterations_for(baseline_shape()) == 24);
-    for (int d = 2; d <= 8; ++d) {
+    for (int d = 2; d <= cuda::kHsCoarseDepth; ++d) { // TV-L1's depths 2..8, HS's up to 12
         const int n = iterations_for(Shape{platform::kVariantMultiIter, 32, 8, 8, d});
         CHECK(n >= 24 && n % d == 0 && n - d < 24);
     }
@@ -346,27 +398,39 @@ void writer_round_trip() {
 #endif
 }
 
-// The --dry-run model is deterministic.
+// The --dry-run model is deterministic, for every algorithm oflow-tune learns.
 void model_is_deterministic() {
     std::unique_ptr<Measurer> a = model_measurer(), b = model_measurer();
     CHECK(a->modelled() && a->gpu().present);
     const Shape s{platform::kVariantMultiIter, 32, 8, 6, 7};
-    const Runs x = a->gpu_inner(OF_PRECISION_F16, s, 1024, 28, 1, 7), y = b->gpu_inner(OF_PRECISION_F16, s, 1024, 28, 1, 7);
+    const Runs x = a->gpu_inner(OF_ALGO_TVL1, OF_PRECISION_F16, s, 1024, 28, 1, 7);
+    const Runs y = b->gpu_inner(OF_ALGO_TVL1, OF_PRECISION_F16, s, 1024, 28, 1, 7);
     CHECK(x.ok && y.ok && x.v == y.v && x.v.size() == 7);
-    const Runs c = a->cpu_inner(OF_PRECISION_F32, 256, 4, 24, 5);
+    const Runs c = a->cpu_inner(OF_ALGO_TVL1, OF_PRECISION_F32, 256, 4, 24, 5);
     CHECK(c.ok && c.v.size() == 5 && median(c.v) > 0.0);
-    const Runs g16 = a->e2e(true, OF_PRECISION_F32, s, 16, kCrossoverSchedule, 3);
-    const Runs g1k = a->e2e(true, OF_PRECISION_F32, s, 1024, kCrossoverSchedule, 3);
-    const Runs c16 = a->e2e(false, OF_PRECISION_F32, s, 16, kCrossoverSchedule, 3);
-    const Runs c1k = a->e2e(false, OF_PRECISION_F32, s, 1024, kCrossoverSchedule, 3);
-    // The model has a crossover inside the bisection's range.
-    CHECK(median(c16.v) < median(g16.v) && median(g1k.v) < median(c1k.v));
+    // HS and CLG: the same kernels, so the same GPU times; their own CPU figure.
+    const Shape h{platform::kVariantMultiIter, 32, 8, 8, 5};
+    const Runs hs = a->gpu_inner(OF_ALGO_HS, OF_PRECISION_F32, h, 2048, 25, 1, 7);
+    const Runs clg = b->gpu_inner(OF_ALGO_CLG, OF_PRECISION_F32, h, 2048, 25, 1, 7);
+    CHECK(hs.ok && clg.ok && hs.v == clg.v && hs.v.size() == 7 && median(hs.v) > 0.0);
+    const Runs hc = a->cpu_inner(OF_ALGO_HS, OF_PRECISION_F32, 512, 4, 24, 5);
+    const Runs tc = a->cpu_inner(OF_ALGO_TVL1, OF_PRECISION_F32, 512, 4, 24, 5);
+    CHECK(hc.ok && tc.ok && hc.v.size() == 5 && median(hc.v) > 0.0 && median(hc.v) != median(tc.v));
+    // The model has a crossover inside the bisection's range, for each algorithm.
+    for (of_algorithm al : {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG}) {
+        const Runs g16 = a->e2e(al, true, OF_PRECISION_F32, s, 16, kCrossoverSchedule, 3);
+        const Runs g1k = a->e2e(al, true, OF_PRECISION_F32, s, 1024, kCrossoverSchedule, 3);
+        const Runs c16 = a->e2e(al, false, OF_PRECISION_F32, s, 16, kCrossoverSchedule, 3);
+        const Runs c1k = a->e2e(al, false, OF_PRECISION_F32, s, 1024, kCrossoverSchedule, 3);
+        CHECK_MSG(median(c16.v) < median(g16.v) && median(g1k.v) < median(c1k.v), "%s", platform::algorithm_name(al));
+    }
 }
 
 } // namespace
 
 int main() {
     shapes_follow_the_schema();
+    hs_shapes_follow_the_kernels();
     statistics();
     ranking();
     factors();

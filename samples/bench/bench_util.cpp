@@ -1,0 +1,151 @@
+// oflow-bench's shared helpers (bench_util.hpp).
+#include "samples/bench/bench_util.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <chrono>
+#include <cstring>
+
+#if OF_BENCH_CUDA
+#include "core/context.hpp"
+#include "cuda/cuda_bench.hpp"
+
+#include <cuda_runtime_api.h>
+#endif
+
+namespace bench {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Textured frames for any size (the synthetic cases of core/synth cost microseconds per pixel):
+// sinusoids and a slow chirp, the second frame shifted by (1.3, -0.7) px.
+void texture(int w, int h, std::vector<float>* i0, std::vector<float>* i1) {
+    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
+    i0->resize(n);
+    i1->resize(n);
+    auto tex = [](double x, double y) {
+        const double v = 128.0 + 50.0 * std::sin(0.31 * x + 0.17 * y) + 40.0 * std::cos(0.07 * x - 0.23 * y) +
+                         20.0 * std::sin(0.011 * x * y / (1.0 + 0.001 * (x + y)));
+        return static_cast<float>(v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v));
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const size_t k = static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x);
+            (*i0)[k] = tex(x, y);
+            (*i1)[k] = tex(x - 1.3, y + 0.7);
+        }
+}
+
+#if OF_BENCH_CUDA
+
+bool cuda_ok(int e, const char* what) {
+    if (e == static_cast<int>(cudaSuccess)) return true;
+    std::fprintf(stderr, "oflow-bench: %s: %s\n", what, cudaGetErrorString(static_cast<cudaError_t>(e)));
+    return false;
+}
+
+double copy_bandwidth(size_t bytes, int reps) {
+    void *a = nullptr, *b = nullptr;
+    if (!cuda_ok(cudaMalloc(&a, bytes), "cudaMalloc") || !cuda_ok(cudaMalloc(&b, bytes), "cudaMalloc")) {
+        cudaFree(a);
+        return 0.0;
+    }
+    cudaMemset(a, 1, bytes);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<double> gbps;
+    for (int i = 0; i < reps + 2; ++i) {
+        cudaEventRecord(e0);
+        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (i >= 2) gbps.push_back(2.0 * static_cast<double>(bytes) / (static_cast<double>(ms) * 1e-3) / 1e9);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    return median(gbps);
+}
+
+
+bool time_frames(const of_config& c, bool host_io, const std::vector<unsigned char>& f0,
+                 const std::vector<unsigned char>& f1, const DeviceFrames& dev, cudaStream_t stream, int frames, int reps,
+                 double* ms_per_frame, bool* pageable) {
+    const int w = static_cast<int>(c.max_width), h = static_cast<int>(c.max_height);
+    *ms_per_frame = 0.0;
+    of_context* ctx = nullptr;
+    if (of_create(&c, &ctx) != OF_OK) {
+        std::fprintf(stderr, "oflow-bench: frames %dx%d: of_create: %s\n", w, h, of_last_error(nullptr));
+        return false;
+    }
+    if (pageable) *pageable = host_io && !oflow::cuda::hooks::staging_pinned(ctx->cuda);
+    of_image a;
+    std::memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    a.format = c.format;
+    a.memory = host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
+    a.width = static_cast<uint32_t>(w);
+    a.height = static_cast<uint32_t>(h);
+    a.stride = static_cast<size_t>(w) * (c.format == OF_PIXEL_F32 ? 4u : c.format == OF_PIXEL_U16 ? 2u : 1u);
+    of_image b = a;
+    a.data = host_io ? static_cast<const void*>(f0.data()) : dev.f[0];
+    b.data = host_io ? static_cast<const void*>(f1.data()) : dev.f[1];
+    std::vector<float> hu, hv;
+    of_flow out;
+    std::memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    out.layout = OF_FLOW_PLANAR;
+    out.memory = host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
+    out.width = a.width;
+    out.height = a.height;
+    out.stride = static_cast<size_t>(w) * 4;
+    if (host_io) {
+        hu.resize(static_cast<size_t>(w) * static_cast<size_t>(h));
+        hv.resize(hu.size());
+        out.u = hu.data();
+        out.v = hv.data();
+    } else {
+        out.u = dev.u;
+        out.v = dev.v;
+    }
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    bool ok = true;
+    for (int i = 0; i < 2 && ok; ++i) ok = of_process(ctx, &a, &b, &out) == OF_OK; // warm-up
+    cudaStreamSynchronize(stream);
+    std::vector<double> per_frame;
+    for (int rep = 0; rep < reps && ok; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        cudaEventRecord(e0, stream);
+        for (int i = 0; i < frames && ok; ++i) ok = of_process(ctx, &a, &b, &out) == OF_OK;
+        cudaEventRecord(e1, stream);
+        cudaEventSynchronize(e1);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        // Host I/O frames wait inside of_process: wall time is the truth there.
+        per_frame.push_back((host_io ? wall : static_cast<double>(ms)) / frames);
+    }
+    if (!ok) std::fprintf(stderr, "oflow-bench: frames %dx%d: of_process: %s\n", w, h, of_last_error(ctx));
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    of_destroy(ctx);
+    *ms_per_frame = median(per_frame);
+    return ok;
+}
+
+#endif
+
+} // namespace bench
