@@ -437,9 +437,9 @@ void md_hs_intro(std::ostream& md) {
           "the library's `cuda::hs_resolve_tuning`, with the row as the table's defaults: the shape a context on "
           "that board takes. Jacobi: `global` rows run `k_hs_jacobi_global` at the row's block; `fused` rows run "
           "the register-tiled `k_hs_multi<T2, rows>` at depth 1, with the row's block only when it is 32 wide "
-          "(else the built-in 32x8) and the default rows ("
-       << cuda::kHsRowsF32 << " in F32, " << cuda::kHsRowsF16
-       << " in F16: a fused row names none); `multi_iter` rows run `k_hs_multi` at the row's block, rows and "
+          "(else the built-in 32x8) and "
+       << cuda::kHsRowsFused
+       << " rows (cuda::kHsRowsFused, either precision: a fused row names none); `multi_iter` rows run `k_hs_multi` at the row's block, rows and "
           "depth. Red-black SOR: `global` rows run `k_hs_sor_half` (a launch per colour) at the row's block, "
           "`fused` rows `k_hs_sor_fused` at the row's block with (2 bw + 2)(bh + 2) pairs of dynamic shared "
           "memory, and `multi_iter` rows (Jacobi's shapes) give SOR `k_hs_sor_fused` with the built-in "
