@@ -98,6 +98,36 @@ of_status check_image(const of_config& cfg, of_backend backend, const of_image* 
     return OF_OK;
 }
 
+// The validity plane of a flow whose other fields are checked: its format, its pointer (NULL
+// exactly when no plane is wanted), its stride, alignment and span. It lives in the flow's
+// memory kind, which check_flow has checked.
+of_status check_valid_plane(const of_flow& out, uint32_t w, uint32_t h, const ErrorSink& err) {
+    const int32_t format = raw_enum(out.valid_format);
+    if (format != OF_VALID_NONE && format != OF_VALID_MASK_U8 && format != OF_VALID_CONFIDENCE_F32)
+        return err.fail(OF_ERR_FORMAT, "flow: unknown valid_format %d (0 none, 1 mask u8, 2 confidence f32)", format);
+    if (format == OF_VALID_NONE) {
+        if (out.valid)
+            return err.fail(OF_ERR_FORMAT, "flow: valid must be NULL with valid_format OF_VALID_NONE");
+        return OF_OK;
+    }
+    const bool mask = format == OF_VALID_MASK_U8;
+    const char* name = mask ? "OF_VALID_MASK_U8" : "OF_VALID_CONFIDENCE_F32";
+    if (!out.valid) return err.fail(OF_ERR_NULL_POINTER, "flow: valid is NULL with valid_format %s", name);
+    const std::size_t bpp = mask ? 1u : 4u;
+    const std::size_t row = static_cast<std::size_t>(w) * bpp;
+    if (out.valid_stride < row)
+        return err.fail(OF_ERR_STRIDE, "flow: valid_stride %zu < width %u x %zu bytes (%s)", out.valid_stride, w,
+                        bpp, name);
+    if (out.valid_stride % bpp != 0)
+        return err.fail(OF_ERR_STRIDE, "flow: valid_stride %zu is not a multiple of 4 (%s)", out.valid_stride, name);
+    if (reinterpret_cast<std::uintptr_t>(out.valid) % bpp != 0)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "flow: valid %p must be 4-byte aligned (%s)", out.valid, name);
+    if (!span_fits(out.valid, out.valid_stride, h, row))
+        return err.fail(OF_ERR_OVERFLOW, "flow: valid_stride %zu x height %u overflows the address space",
+                        out.valid_stride, h);
+    return OF_OK;
+}
+
 of_status check_flow(const of_flow* out, of_backend backend, uint32_t w, uint32_t h,
                      const ErrorSink& err) {
     if (!out) return err.fail(OF_ERR_NULL_POINTER, "flow is NULL");
@@ -129,7 +159,7 @@ of_status check_flow(const of_flow* out, of_backend backend, uint32_t w, uint32_
     if (!span_fits(out->u, out->stride, h, row) || (planar && !span_fits(out->v, out->stride, h, row)))
         return err.fail(OF_ERR_OVERFLOW, "flow: stride %zu x height %u overflows the address space",
                         out->stride, h);
-    return OF_OK;
+    return check_valid_plane(*out, w, h, err);
 }
 
 of_status process(of_context* ctx, const of_image* prev, const of_image* next, of_flow* out) {

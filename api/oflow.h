@@ -72,7 +72,8 @@ typedef enum of_algorithm {
     OF_ALGO_TVL1 = 1, /**< TV-L1 (Zach-Pock-Bischof duality scheme, IPOL variant) */
     OF_ALGO_HS = 2,   /**< Horn-Schunck (of_hs_params; reference, NEON and CUDA paths) */
     OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn; of_hs_params; reference, NEON and CUDA paths) */
-    OF_ALGO_LK = 4,   /**< dense pyramidal Lucas-Kanade; not implemented yet: OF_ERR_UNSUPPORTED */
+    OF_ALGO_LK = 4,   /**< dense pyramidal Lucas-Kanade (of_lk_params; CPU paths: reference and NEON; backend CUDA:
+                           OF_ERR_UNSUPPORTED); the validity output (of_flow.valid) says where it has no answer */
     OF_ALGO_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_algorithm;
 
@@ -177,10 +178,14 @@ typedef struct of_hs_params {
                            coupled Jacobi-style: 1.55-1.6 diverged in measurements, docs/accuracy.md) */
 } of_hs_params;
 
-/** Lucas-Kanade parameters (not implemented yet; defaults are filled). */
+/** Lucas-Kanade parameters (dense pyramidal LK with iterative refinement, Bouguet): per pixel the
+ *  least-squares flow over a window x window neighbourhood; config.iterations Newton steps per
+ *  level, each stopping where the step is below config.epsilon px; config.warps must be 1. */
 typedef struct of_lk_params {
-    uint32_t window;  /**< odd window side 3..33; default 9 */
-    float min_eigen;  /**< reject windows whose smaller eigenvalue is below; default 1e-3 */
+    uint32_t window;  /**< odd window side 3..33; default 11 (docs/accuracy.md, Lucas-Kanade) */
+    float min_eigen;  /**< a window is valid when the smaller eigenvalue of its gradient tensor (intensity
+                           units of the 0..255 scale, per px) divided by window^2 is at least this, at every
+                           level; default 1; finite, >= 0 (0: every window valid) */
 } of_lk_params;
 
 /** Everything of_create needs. Fill with of_config_init, then change fields. */
@@ -192,8 +197,9 @@ typedef struct of_config {
     of_pixel_format format;     /**< format of every input frame; default OF_PIXEL_U8 */
     uint32_t levels;            /**< pyramid levels; default 0 = automatic (coarsest side >= 16 px); max 16 */
     float scale_factor;         /**< pyramid downscale per level; default 0.5; [0.01, 0.99] */
-    uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 */
-    uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 */
+    uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 (LK: must be 1, its default) */
+    uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 (LK: Newton steps per level;
+                                     default 10) */
     float epsilon;              /**< stop a warp when mean |du|^2 <= epsilon^2; default 0.01; 0 = never; finite,
                                      >= 0 (squared in double: FLT_MAX stops every warp after one iteration) */
     float presmooth_sigma;      /**< Gaussian on both frames before the pyramid; default 0.8; 0 = off; [0, 8] */
@@ -212,7 +218,8 @@ typedef struct of_config {
                                      warps is then a minimum: where the budget buys more than
                                      OF_BUDGET_ITERATIONS_PER_WARP iterations per warp it buys warps instead
                                      (re-linearising; one linearisation stops gaining after some 20-30
-                                     iterations: docs/time-budget.md), up to 100; of_info.warps says how many.
+                                     iterations: docs/time-budget.md), up to 100 (LK: never, it has no warps);
+                                     of_info.warps says how many.
                                      Any finite budget is taken (the model runs in double; a huge one buys
                                      the most: 100000 iterations, 100 warps). A budget that buys no
                                      iteration, a negative or non-finite one:
@@ -251,7 +258,7 @@ typedef struct of_config {
     /* Appended with the exposure work (docs/accuracy.md). */
     of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_LOCAL_NORM */
     float robust_sigma;         /**< its window (Gaussian sigma, px at full size); default 3; [0.5, 10] */
-    uint32_t median_size;       /**< median filter of the flow after every warp: 0 (off), 3 or 5 (default) */
+    uint32_t median_size;       /**< median filter of the flow after every warp: 0 (off), 3 or 5 (default; LK: 0) */
     float min_texture;          /**< automatic levels only: the coarsest level used is the coarsest whose
                                      frame-0 image, and every finer level's, has a mean squared gradient
                                      (central differences, grey levels^2 per px^2, after the preprocessing)
@@ -286,7 +293,20 @@ typedef struct of_image {
     const void* data;       /**< first pixel; aligned to its pixel size */
 } of_image;
 
-/** Output flow, F32, in pixels: frame1(x + u, y + v) ~ frame0(x, y). */
+/** What of_flow.valid receives. Lucas-Kanade knows where it has no answer: a pixel is valid when
+ *  the smaller eigenvalue of its window's gradient tensor, divided by the window's area, is at
+ *  least config.lk.min_eigen at the finest level. An invalid pixel's flow is the flow it started
+ *  the finest level with (the coarser levels' estimate, zero when no level was valid there).
+ *  TV-L1, HS and CLG have no rejection rule: every pixel is valid (mask 255, confidence
+ *  FLT_MAX). */
+typedef enum of_valid_format {
+    OF_VALID_NONE = 0,           /**< no validity plane */
+    OF_VALID_MASK_U8 = 1,        /**< uint8_t per pixel: 255 valid, 0 invalid */
+    OF_VALID_CONFIDENCE_F32 = 2, /**< float per pixel: the smaller eigenvalue / window area (LK), FLT_MAX (others) */
+    OF_VALID_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
+} of_valid_format;
+
+/** Output flow, F32, in pixels: frame1(x + u, y + v) ~ frame0(x, y); and optionally its validity. */
 typedef struct of_flow {
     uint32_t struct_size;  /**< sizeof(of_flow) */
     of_flow_layout layout; /**< planar or interleaved */
@@ -296,6 +316,10 @@ typedef struct of_flow {
     size_t stride;         /**< bytes between rows of a plane; >= width*4 (planar), width*8 (interleaved); a multiple of 4 */
     float* u;              /**< u plane, or the interleaved (u,v) plane */
     float* v;              /**< v plane; NULL when interleaved */
+    /* Appended (0.2): the validity plane, in the same memory kind as u and v. */
+    of_valid_format valid_format; /**< OF_VALID_NONE (default, zero-initialised): valid must be NULL */
+    size_t valid_stride;   /**< bytes between its rows; >= width (mask) or width*4 (confidence, a multiple of 4) */
+    void* valid;           /**< the plane, or NULL: not wanted (the flow is the same either way) */
 } of_flow;
 
 /** Most pyramid levels: the length of the per-level arrays of of_info. */
@@ -353,7 +377,9 @@ typedef struct of_info {
     uint32_t last_coarsest;  /**< coarsest level solved for the last frame (min_texture may stop above the
                                   size rule's last level); on CUDA the levels above it run and are discarded */
     /* Appended with Horn-Schunck / CLG. */
-    of_solver solver;        /**< the inner solver: OF_SOLVER_PRIMAL_DUAL for TV-L1, config.hs.solver for HS/CLG */
+    of_solver solver;        /**< the inner solver: OF_SOLVER_PRIMAL_DUAL for TV-L1, config.hs.solver for HS/CLG
+                                  (LK has no value of its own and reports OF_SOLVER_PRIMAL_DUAL; its Newton steps
+                                  are the iterations) */
     float omega;             /**< SOR over-relaxation that runs (0 unless OF_SOLVER_RED_BLACK_SOR) */
     float alpha;             /**< HS/CLG smoothness weight that runs (0 for TV-L1) */
     float rho;               /**< CLG tensor smoothing that runs (0 for HS and TV-L1) */
@@ -365,8 +391,8 @@ typedef struct of_info {
 typedef struct of_context of_context;
 
 /** Fill *cfg with the defaults of algo, struct_size included (writes sizeof(of_config) bytes).
- *  Unknown algo: OF_ERR_INVALID_ARGUMENT. LK fills its defaults and returns OF_OK; of_create
- *  then answers OF_ERR_UNSUPPORTED until it is implemented. */
+ *  Unknown algo: OF_ERR_INVALID_ARGUMENT. LK's differ from the others' in warps 1, iterations 10
+ *  (Newton steps per level) and median_size 0. */
 OF_API of_status of_config_init(of_config* cfg, of_algorithm algo);
 
 /** Host and device bytes of_create would use for cfg (the same plan and selection, the board
@@ -441,7 +467,8 @@ typedef struct of_selftest_options {
 /** One case: "<backend>/<precision>/<group>/<check>", e.g. "neon/f32/kernel/blur". */
 typedef struct of_selftest_case {
     char name[64];
-    char group[16];        /**< device, kernel, parity, accuracy, arena, determinism, timing; hs (Horn-Schunck / CLG) */
+    char group[16];        /**< device, kernel, parity, accuracy, arena, determinism, timing; hs (Horn-Schunck / CLG),
+                                    lk (Lucas-Kanade) */
     of_backend backend;
     of_precision precision;
     of_check_result result;

@@ -62,7 +62,8 @@ inline of_image host_image(const void* data, uint32_t width, uint32_t height, si
     return im;
 }
 
-/** A planar host flow descriptor. */
+/** A planar host flow descriptor, without a validity plane (set valid_format, valid_stride and
+ *  valid for one). */
 inline of_flow host_flow(float* u, float* v, uint32_t width, uint32_t height, size_t stride) {
     of_flow f;
     f.struct_size = sizeof(of_flow);
@@ -73,6 +74,9 @@ inline of_flow host_flow(float* u, float* v, uint32_t width, uint32_t height, si
     f.stride = stride;
     f.u = u;
     f.v = v;
+    f.valid_format = OF_VALID_NONE;
+    f.valid_stride = 0;
+    f.valid = nullptr;
     return f;
 }
 

@@ -5,7 +5,7 @@
 namespace oflow {
 namespace {
 
-const Algorithm* const kRegistry[] = {&kTvl1, &kHs, &kClg};
+const Algorithm* const kRegistry[] = {&kTvl1, &kHs, &kClg, &kLk};
 
 } // namespace
 

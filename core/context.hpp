@@ -6,6 +6,7 @@
 
 #include "core/hs_kernels.hpp"
 #include "core/kernels.hpp"
+#include "core/lk_kernels.hpp"
 #include "core/plan.hpp"
 #include "core/status.hpp"
 #include "core/thread_pool.hpp"
@@ -28,6 +29,7 @@ struct of_context {
     oflow::Plan plan;
     oflow::KernelTable kt;          // the shared stages and TV-L1's
     oflow::HsKernels hs;            // Horn-Schunck / CLG family (filled for those algorithms)
+    oflow::LkKernels lk;            // Lucas-Kanade family (filled for LK)
     oflow::ThreadPool pool;
     oflow::Gaussian1D presmooth;    // applied to both frames at level 0
     oflow::Gaussian1D level_blur;   // anti-alias before each downscale

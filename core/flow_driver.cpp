@@ -5,6 +5,7 @@
 #include "core/level_trace.hpp"
 #include "core/robust.hpp"
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -154,6 +155,35 @@ int bound_flow(of_context* c, Plane u1, Plane u2, float m) {
     return static_cast<int>(sum_bands(c, u1.h));
 }
 
+// The validity plane of `out` (api/oflow.h of_valid_format), when it asks for one: from `conf`
+// (the level-0 confidence of an algorithm with a rejection rule: valid when >= min_conf), or,
+// with conf nullptr, every pixel valid (mask 255, confidence FLT_MAX).
+void write_validity(of_context* c, const Plane* conf, float min_conf, const of_flow& out) {
+    if (out.valid_format == OF_VALID_NONE) return;
+    unsigned char* base = static_cast<unsigned char*>(out.valid);
+    const bool mask = out.valid_format == OF_VALID_MASK_U8;
+    const int w = static_cast<int>(out.width);
+    for_rows(c, static_cast<int>(out.height), [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y) {
+            unsigned char* row = base + static_cast<std::size_t>(y) * out.valid_stride;
+            const float* k = conf ? conf->row(y) : nullptr;
+            if (mask) {
+                if (!k) {
+                    std::memset(row, 255, static_cast<std::size_t>(w));
+                    continue;
+                }
+                for (int x = 0; x < w; ++x) row[x] = k[x] >= min_conf ? 255 : 0;
+            } else {
+                float* o = reinterpret_cast<float*>(row);
+                if (k)
+                    std::memcpy(o, k, sizeof(float) * static_cast<std::size_t>(w));
+                else
+                    for (int x = 0; x < w; ++x) o[x] = FLT_MAX;
+            }
+        }
+    });
+}
+
 void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
     unsigned char* base_u = reinterpret_cast<unsigned char*>(out.u);
     unsigned char* base_v = reinterpret_cast<unsigned char*>(out.v);
@@ -255,6 +285,10 @@ of_status flow_process_cpu(of_context* c, const of_image& prev, const of_image& 
     const int top = coarsest_level(f);
     solve_levels(f, top, 0, &total_iterations);
     write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);
+    const Algorithm& a = *c->algo;
+    const Plane conf = a.confidence_plane >= 0 ? f.algo(a.confidence_plane, 0) : Plane{};
+    write_validity(c, a.confidence_plane >= 0 ? &conf : nullptr, a.min_confidence ? a.min_confidence(c->cfg) : 0.0f,
+                   out);
     c->info.last_coarsest = static_cast<uint32_t>(top);
     c->info.last_width = prev.width;
     c->info.last_height = prev.height;

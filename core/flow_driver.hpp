@@ -1,7 +1,9 @@
 // The CPU paths' frame driver, shared by every algorithm (core/algorithm.hpp): conversion,
 // exposure matching, local normalisation, presmoothing, both pyramids, the texture rule's
 // coarsest level, the coarse-to-fine loop (zero flow at the coarsest level solved, bilinear
-// upsampling between levels, the sanity bound on every level, the level trace), the output.
+// upsampling between levels, the sanity bound on every level, the level trace), the output
+// (the flow, and of_flow's validity plane when asked for: the level-0 confidence plane of an
+// algorithm with a rejection rule, Algorithm::confidence_plane, else every pixel valid).
 // Per level it calls the context's Algorithm::solve_level_cpu. Inputs are validated by the
 // caller (core/process.cpp); nothing here allocates, and `out` is written only at the end.
 //

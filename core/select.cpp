@@ -26,7 +26,6 @@ namespace {
 
 const char kForceVar[] = "OFLOW_FORCE_BACKEND";
 const std::uint32_t kMaxIterations = kMaxLevelIterations; // config_check's bounds
-const std::uint32_t kMaxWarpsConfig = 100;
 
 // Whether CUDA can run here; why (why_len bytes) says why not.
 bool cuda_usable(char* why, std::size_t why_len) {
@@ -315,7 +314,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     if (cfg.time_budget_ms > 0.0f) {
         platform::BudgetPlan b;
         s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms), areas, run,
-                                          levels, cfg.warps, kMaxWarpsConfig, OF_BUDGET_ITERATIONS_PER_WARP, depth,
+                                          levels, cfg.warps, alg->max_warps, OF_BUDGET_ITERATIONS_PER_WARP, depth,
                                           kMaxIterations, &b, err, cfg.iteration_growth);
         if (s != OF_OK) return s;
         o.cfg.iterations = b.iterations[0];

@@ -135,6 +135,7 @@ static of_flow flow_of(Flow* f, int w, int h) {
     const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
     f->u.assign(n, 0.0f);
     f->v.assign(n, 0.0f);
+    f->valid.assign(n, 0);
     of_flow o;
     std::memset(&o, 0, sizeof o);
     o.struct_size = sizeof o;
@@ -145,6 +146,9 @@ static of_flow flow_of(Flow* f, int w, int h) {
     o.stride = static_cast<std::size_t>(w) * sizeof(float);
     o.u = f->u.data();
     o.v = f->v.data();
+    o.valid_format = OF_VALID_MASK_U8;
+    o.valid_stride = static_cast<std::size_t>(w);
+    o.valid = f->valid.data();
     return o;
 }
 

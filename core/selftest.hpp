@@ -78,8 +78,10 @@ struct Pair {
 Pair make_pair(synth::Case c, int w, int h, const synth::Exposure& e = synth::Exposure());
 struct Flow {
     std::vector<float> u, v;
+    std::vector<unsigned char> valid; // the validity mask (of_flow.valid, OF_VALID_MASK_U8): 255 valid
 };
-/// One frame pair through a fresh context of cfg (F32 frames); why: the message on failure.
+/// One frame pair through a fresh context of cfg (F32 frames), the validity mask requested too;
+/// why: the message on failure.
 of_status run_flow(const of_config& cfg, const Pair& p, Flow* out, char* why, std::size_t why_len);
 double epe(const Flow& f, const std::vector<float>& gu, const std::vector<float>& gv);
 double max_delta(const Flow& a, const Flow& b);

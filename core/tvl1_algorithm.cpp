@@ -56,6 +56,9 @@ const Algorithm kTvl1 = {
     nullptr,
 #endif
     nullptr, // self-test: the shared cases of core/selftest.cpp are TV-L1's
+    -1,      // no rejection rule: every pixel valid
+    nullptr,
+    100,     // warps: config_check's bound
 };
 
 } // namespace oflow

@@ -6,6 +6,10 @@
 //  - host or mapped output: one cudaStreamSynchronize at the end; host output is then copied
 //    from the staging region to the caller (so nothing is written on error). The iteration
 //    count is exact (the stop slots come back with the flow).
+//  - the validity plane (of_flow.valid): every algorithm on this path has no rejection rule
+//    (LK, which has one, has no CUDA path yet), so it is all valid: written by the host after the
+//    wait for host output, by the stream (cudaMemset2DAsync for the mask, k_fill_rows for the
+//    confidence FLT_MAX) for device and mapped output.
 //  - device output: none; the flow is complete when the stream reaches that point, and the
 //    iteration count is the scheduled one (exact when epsilon == 0).
 //  - F32 frames in device memory: one wait after the finiteness check kernel.
@@ -18,6 +22,7 @@
 #include "core/ref/kernels_ref.hpp"
 #include "core/schedule.hpp"
 
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -340,6 +345,22 @@ of_status hs_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* ne
 
 namespace {
 
+// The validity plane of host output, every pixel valid (mask 255, confidence FLT_MAX): the
+// algorithms of this path have no rejection rule. After the wait, with the flow.
+void fill_valid_host(const of_flow& out) {
+    if (out.valid_format == OF_VALID_NONE) return;
+    unsigned char* base = static_cast<unsigned char*>(out.valid);
+    for (uint32_t y = 0; y < out.height; ++y) {
+        unsigned char* row = base + static_cast<std::size_t>(y) * out.valid_stride;
+        if (out.valid_format == OF_VALID_MASK_U8) {
+            std::memset(row, 255, out.width);
+        } else {
+            float* c = reinterpret_cast<float*>(row);
+            for (uint32_t x = 0; x < out.width; ++x) c[x] = FLT_MAX;
+        }
+    }
+}
+
 // One frame (process() below adds the clean-up after a device error).
 of_status process_frame(State* st, const of_image& prev, const of_image& next, const of_flow& out,
                         const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest) {
@@ -440,8 +461,10 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     } else {
         const void* du = nullptr;
         const void* dv = nullptr;
+        const void* dvalid = nullptr;
         r = device_view(out.u, out.memory, &du, "flow.u", err);
         if (r == OF_OK && out.layout == OF_FLOW_PLANAR) r = device_view(out.v, out.memory, &dv, "flow.v", err);
+        if (r == OF_OK && out.valid_format != OF_VALID_NONE) r = device_view(out.valid, out.memory, &dvalid, "flow.valid", err);
         if (r != OF_OK) return r;
         if (out.layout == OF_FLOW_INTERLEAVED) {
             OF_CUDA_TRY(cudaMemcpy2DAsync(const_cast<void*>(du), out.stride, u.p, static_cast<std::size_t>(u.pitch) * 8, row8,
@@ -451,6 +474,14 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
             OF_CUDA_TRY(launch_write_planar({u.p, u.w, u.h, u.pitch}, static_cast<float*>(const_cast<void*>(du)),
                                             static_cast<float*>(const_cast<void*>(dv)), out.stride, s),
                         "flow output launch");
+        }
+        if (out.valid_format == OF_VALID_MASK_U8) {
+            OF_CUDA_TRY(cudaMemset2DAsync(const_cast<void*>(dvalid), out.valid_stride, 255, static_cast<std::size_t>(w),
+                                          static_cast<std::size_t>(h), s),
+                        "validity mask fill");
+        } else if (out.valid_format == OF_VALID_CONFIDENCE_F32) {
+            OF_CUDA_TRY(launch_fill_rows(static_cast<float*>(const_cast<void*>(dvalid)), out.valid_stride, w, h, FLT_MAX, s),
+                        "validity confidence launch");
         }
         if (out.memory == OF_MEMORY_CUDA_DEVICE) return OF_OK; // complete when the stream gets there
     }
@@ -484,6 +515,7 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
             std::memcpy(bu + yo * out.stride, f + yo * row, row);
             if (planar) std::memcpy(bv + yo * out.stride, f + plane4 + yo * row, row);
         }
+        fill_valid_host(out);
     }
     return OF_OK;
 }

@@ -40,6 +40,9 @@ cudaError_t launch_upsample_flow(DPlane<const float2> src, DPlane<float2> dst, f
 /// (u1, u2) pairs -> two planes `stride` bytes per row (device or mapped memory).
 cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, std::size_t stride,
                                 cudaStream_t s);
+/// Every float of a w x h plane, rows `stride` bytes apart (device or mapped memory), := value
+/// (the validity output's confidence FLT_MAX: not a repeated byte, so no cudaMemset).
+cudaError_t launch_fill_rows(float* dst, std::size_t stride, int w, int h, float value, cudaStream_t s);
 
 // ---- warp_cuda.cu -------------------------------------------------------------------------
 template <class T2>

@@ -168,6 +168,13 @@ __global__ void __launch_bounds__(kBX * kBY) k_write_planar(DPlane<const float2>
     reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(v) + off)[x] = f.y;
 }
 
+// Every pixel of a w x h float plane (rows `stride` bytes apart) := value.
+__global__ void __launch_bounds__(kBX * kBY) k_fill_rows(float* dst, std::size_t stride, int w, int h, float value) {
+    int x, y;
+    if (!plane_pixel(w, h, &x, &y)) return;
+    reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(dst) + static_cast<std::size_t>(y) * stride)[x] = value;
+}
+
 } // namespace
 
 cudaError_t launch_convert(const void* src, std::size_t stride, of_pixel_format fmt, DPlane<float> dst,
@@ -234,6 +241,11 @@ cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, st
     return cudaGetLastError();
 }
 
+cudaError_t launch_fill_rows(float* dst, std::size_t stride, int w, int h, float value, cudaStream_t s) {
+    k_fill_rows<<<plane_grid(w, h), dim3(kBX, kBY), 0, s>>>(dst, stride, w, h, value);
+    return cudaGetLastError();
+}
+
 void list_pyramid_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_convert<OF_PIXEL_U8>), "convert_u8");
     l->add(reinterpret_cast<const void*>(&k_convert<OF_PIXEL_U16>), "convert_u16");
@@ -246,6 +258,7 @@ void list_pyramid_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_upsample_flow), "upsample_flow");
     l->add(reinterpret_cast<const void*>(&k_gradient), "gradient");
     l->add(reinterpret_cast<const void*>(&k_write_planar), "write_planar");
+    l->add(reinterpret_cast<const void*>(&k_fill_rows), "fill_rows");
 }
 
 } // namespace cuda

@@ -165,6 +165,9 @@ int main(void) {
     flow.stride = WIDTH * sizeof(float);
     flow.u = &flow_u[0][0];
     flow.v = &flow_v[0][0];
+    flow.valid_format = OF_VALID_NONE; /* no validity plane (TV-L1 has no rejection rule) */
+    flow.valid_stride = 0;
+    flow.valid = NULL;
 
     capture(0, frame[0]);
     for (n = 1; n <= FRAMES && !failed; ++n) {

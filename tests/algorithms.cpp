@@ -45,9 +45,15 @@ void check_entry(const Algorithm& a, of_algorithm id) {
     CHECK_MSG(!a.gpu_path || a.cuda, "%s: gpu_path without a CUDA driver in a CUDA build", want);
 #endif
     CHECK_MSG(a.gpu_path || !a.cuda, "%s: a CUDA driver but gpu_path false", want);
+    // The validity output: a confidence plane among its work planes with a threshold, or neither.
+    CHECK_MSG(a.confidence_plane < 0 ? a.min_confidence == nullptr : a.confidence_plane < n && a.min_confidence != nullptr,
+              "%s: confidence_plane %d of %d work planes, min_confidence %s", want, a.confidence_plane, n,
+              a.min_confidence ? "set" : "null");
+    CHECK_MSG(a.max_warps >= 1 && a.max_warps <= 100 && c.warps <= a.max_warps, "%s: max_warps %u, default warps %u", want,
+              a.max_warps, c.warps);
 }
 
-// Query, create, explain and one frame on the reference path.
+// Query, create, explain and one frame on the reference path, with the validity mask.
 void check_runs(of_algorithm id) {
     const char* name = platform::algorithm_name(id);
     of_config c;
@@ -56,7 +62,7 @@ void check_runs(of_algorithm id) {
     c.max_height = 40;
     c.backend = OF_BACKEND_REFERENCE;
     c.iterations = 20;
-    c.warps = 2;
+    c.warps = find_algorithm(id)->max_warps < 2 ? 1 : 2; // LK has no warps
     of_memory m;
     m.struct_size = sizeof m;
     CHECK_MSG(of_query_memory(&c, &m) == OF_OK, "%s: query: %s", name, of_last_error(nullptr));
@@ -86,11 +92,22 @@ void check_runs(of_algorithm id) {
     of_image i1 = i0;
     i1.data = b.data();
     std::vector<float> u(48 * 40, -7.0f), v(48 * 40, -7.0f);
-    of_flow f{sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, 48, 40, 48 * 4, u.data(), v.data()};
+    std::vector<unsigned char> mask(48 * 40, 7);
+    of_flow f{sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, 48, 40, 48 * 4, u.data(), v.data(), OF_VALID_MASK_U8, 48,
+              mask.data()};
     CHECK_MSG(of_process(ctx, &i0, &i1, &f) == OF_OK, "%s: process: %s", name, of_last_error(ctx));
     bool finite = true;
     for (size_t i = 0; i < u.size(); ++i) finite = finite && u[i] == u[i] && v[i] == v[i] && u[i] > -100 && u[i] < 100;
     CHECK_MSG(finite, "%s: flow not finite or out of range", name);
+    // Every pixel gets 255 or 0; an algorithm without a rejection rule says 255 everywhere.
+    size_t valid = 0, other = 0;
+    for (unsigned char px : mask) {
+        valid += px == 255;
+        other += px != 255 && px != 0;
+    }
+    const bool rule = find_algorithm(id)->confidence_plane >= 0;
+    CHECK_MSG(other == 0 && (rule || valid == mask.size()), "%s: mask %zu valid, %zu neither 0 nor 255 of %zu", name, valid,
+              other, mask.size());
     of_destroy(ctx);
 }
 

@@ -87,8 +87,8 @@ void test_config_init() {
     CHECK(c.block_width == 0 && c.block_height == 0 && c.fused_depth == 0);
     CHECK(c.host_arena_size == 0 && c.device_arena_size == 0);
 
-    // HS / CLG / LK fill their defaults and return OK; HS and CLG run (CPU paths), LK is not
-    // built yet: query and create say UNSUPPORTED.
+    // HS / CLG / LK fill their defaults and return OK, and all three run (LK: CPU paths only, so
+    // not when OFLOW_FORCE_BACKEND forces CUDA).
     const of_algorithm later[] = {OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK};
     for (of_algorithm a : later) {
         of_config h;
@@ -97,15 +97,16 @@ void test_config_init() {
         CHECK_MSG(s == OF_OK, "config_init(algo %d): got %s", static_cast<int>(a), st(s));
         CHECK(h.struct_size == sizeof(of_config));
         CHECK(h.algorithm == a);
-        const bool built = a != OF_ALGO_LK;
-        if (built) {
+        const bool built = a != OF_ALGO_LK || expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA;
+        CHECK(h.lk.window == 11 && h.lk.min_eigen == 1.0f); // every algorithm's config holds LK's defaults
+        if (a != OF_ALGO_LK) {
             CHECK(h.hs.alpha == 15.0f);
             CHECK(h.hs.rho == (a == OF_ALGO_HS ? 0.0f : 2.0f));
             CHECK(h.hs.solver == OF_SOLVER_JACOBI);
             CHECK(h.hs.omega == 1.4f);
-        } else {
-            CHECK(h.lk.window == 9);
-            CHECK(h.lk.min_eigen == 1e-3f);
+        } else { // docs/accuracy.md "Lucas-Kanade": the measurement behind them
+            CHECK(h.warps == 1 && h.iterations == 10 && h.epsilon == 0.01f && h.median_size == 0);
+            CHECK(h.robust == OF_ROBUST_LOCAL_NORM && h.presmooth_sigma == 0.8f);
         }
         h.max_width = 64;
         h.max_height = 48;
@@ -229,6 +230,31 @@ const CfgCase kCfgCases[] = {
     {"platform \"Xavier\"", [](of_config& c) { c.platform = "Xavier"; }, OF_ERR_INVALID_ARGUMENT},
 };
 
+// Each case changes one field of a valid LK config (REFERENCE backend, 64x48); each message must
+// name the field.
+struct LkCase {
+    const char* what;
+    void (*mod)(of_config&);
+    const char* field;
+};
+const LkCase kLkCases[] = {
+    {"lk.window 0", [](of_config& c) { c.lk.window = 0; }, "lk.window"},
+    {"lk.window 1", [](of_config& c) { c.lk.window = 1; }, "lk.window"},
+    {"lk.window 2", [](of_config& c) { c.lk.window = 2; }, "lk.window"},
+    {"lk.window 10", [](of_config& c) { c.lk.window = 10; }, "lk.window"},
+    {"lk.window 34", [](of_config& c) { c.lk.window = 34; }, "lk.window"},
+    {"lk.window 35", [](of_config& c) { c.lk.window = 35; }, "lk.window"},
+    {"lk.window 0xFFFFFFFF", [](of_config& c) { c.lk.window = 0xFFFFFFFFu; }, "lk.window"},
+    {"lk.min_eigen -1", [](of_config& c) { c.lk.min_eigen = -1.0f; }, "lk.min_eigen"},
+    {"lk.min_eigen -1e-41", [](of_config& c) { c.lk.min_eigen = -1e-41f; }, "lk.min_eigen"},
+    {"lk.min_eigen -FLT_MAX", [](of_config& c) { c.lk.min_eigen = -FLT_MAX; }, "lk.min_eigen"},
+    {"lk.min_eigen NaN", [](of_config& c) { c.lk.min_eigen = kNaN; }, "lk.min_eigen"},
+    {"lk.min_eigen inf", [](of_config& c) { c.lk.min_eigen = kInf; }, "lk.min_eigen"},
+    {"lk.min_eigen -inf", [](of_config& c) { c.lk.min_eigen = -kInf; }, "lk.min_eigen"},
+    {"warps 2 with LK", [](of_config& c) { c.warps = 2; }, "warps"},
+    {"warps 100 with LK", [](of_config& c) { c.warps = 100; }, "warps"},
+};
+
 of_config base_cfg(of_pixel_format fmt = OF_PIXEL_U8) {
     of_config c = tvl1_config(kMaxW, kMaxH);
     c.format = fmt;
@@ -267,11 +293,51 @@ void expect_cfg_error(const of_config& c, of_status want, const char* what) {
     CHECK_MSG(nonempty(of_last_error(nullptr)), "explain(%s): empty message", what);
 }
 
+of_config lk_cfg() {
+    of_config c;
+    of_config_init(&c, OF_ALGO_LK);
+    c.max_width = kMaxW;
+    c.max_height = kMaxH;
+    c.backend = OF_BACKEND_REFERENCE;
+    return c;
+}
+
 void test_config_errors() {
     for (const CfgCase& k : kCfgCases) {
         of_config c = base_cfg();
         k.mod(c);
         expect_cfg_error(c, k.want, k.what);
+    }
+    for (const LkCase& k : kLkCases) {
+        of_config c = lk_cfg();
+        k.mod(c);
+        expect_cfg_error(c, OF_ERR_INVALID_ARGUMENT, k.what);
+        CHECK_MSG(std::strstr(of_last_error(nullptr), k.field) != nullptr, "%s: message '%s' does not name %s", k.what,
+                  of_last_error(nullptr), k.field);
+    }
+    // LK's accepted edges: windows 3 and 33, min_eigen 0, -0, a denormal and FLT_MAX.
+    {
+        const float eigens[] = {0.0f, -0.0f, 1e-41f, FLT_MAX};
+        for (uint32_t w : {3u, 33u})
+            for (float e : eigens) {
+                of_config c = lk_cfg();
+                c.lk.window = w;
+                c.lk.min_eigen = e;
+                of_memory mm;
+                std::memset(&mm, 0, sizeof mm);
+                mm.struct_size = sizeof mm;
+                const of_status s = of_query_memory(&c, &mm);
+                CHECK_MSG(s == OF_OK, "query(LK window %u min_eigen %g): got %s (%s)", w, static_cast<double>(e), st(s),
+                          of_last_error(nullptr));
+            }
+    }
+    // LK has no CUDA path: backend CUDA is OF_ERR_UNSUPPORTED, naming it (not while the variable
+    // overrides the config's backend).
+    if (!backend_forced()) {
+        of_config c = lk_cfg();
+        c.backend = OF_BACKEND_CUDA;
+        expect_cfg_error(c, OF_ERR_UNSUPPORTED, "LK backend CUDA");
+        CHECK_MSG(std::strstr(of_last_error(nullptr), "lk") != nullptr, "LK on CUDA: '%s'", of_last_error(nullptr));
     }
 
     // NULL pointers.
@@ -797,6 +863,172 @@ void test_process_errors_common(of_pixel_format fmt) {
     }
 }
 
+// A validity plane (of_flow.valid) in a caller buffer, every byte a sentinel first: untouched()
+// says whether any byte changed (row padding and tail included).
+struct ValidBuf {
+    std::vector<uint32_t> store; // 4-byte aligned
+    explicit ValidBuf(size_t bytes) : store(bytes / 4 + 8) { fill(); }
+    unsigned char* bytes() { return reinterpret_cast<unsigned char*>(store.data()); }
+    const unsigned char* bytes() const { return reinterpret_cast<const unsigned char*>(store.data()); }
+    void fill() { std::memset(store.data(), 0xA7, store.size() * 4); }
+    bool untouched(size_t from = 0) const {
+        for (size_t i = from; i < store.size() * 4; ++i)
+            if (bytes()[i] != 0xA7) return false;
+        return true;
+    }
+};
+
+// of_flow's validity fields: every bad one refused with its status and a message naming the field,
+// nothing written (flow or plane), the context usable; the good ones write exactly the plane's
+// rows (TV-L1: every pixel valid, mask 255, confidence FLT_MAX) and leave the flow as it is
+// without a plane.
+void test_validity(of_pixel_format fmt) {
+    Fixture t(fmt);
+    if (!t.ctx) {
+        CHECK(false);
+        return;
+    }
+    const of_image& P = t.prev.img;
+    const of_image& N = t.next.img;
+    const of_flow& F = t.target.f;
+    ValidBuf vb(static_cast<size_t>(kW + 16) * 4 * kH + 256);
+    auto bad = [&](of_flow f, of_status want, const char* what, const char* needle) {
+        vb.fill();
+        t.target.fill_sentinel();
+        const of_status s = of_process(t.ctx, &P, &N, &f);
+        CHECK_MSG(s == want, "process(%s): got %s, want %s", what, st(s), st(want));
+        CHECK_MSG(std::strstr(of_last_error(t.ctx), needle) != nullptr, "process(%s): message '%s' lacks '%s'", what,
+                  of_last_error(t.ctx), needle);
+        CHECK_MSG(vb.untouched() && t.target.untouched(), "process(%s): written on error", what);
+        t.expect(&P, &N, &f, want, what); // the context stays usable
+    };
+    of_flow f = F;
+    f.valid = vb.bytes();
+    f.valid_stride = kW * 4;
+    const int bad_formats[] = {3, 99, -1, 0x7FFFFFFF};
+    char what[96];
+    for (int bf : bad_formats) {
+        set_raw(f.valid_format, bf);
+        std::snprintf(what, sizeof what, "valid_format %d", bf);
+        bad(f, OF_ERR_FORMAT, what, "valid_format");
+    }
+    f.valid_format = OF_VALID_NONE;
+    bad(f, OF_ERR_FORMAT, "valid set with OF_VALID_NONE", "valid must be NULL");
+    for (of_valid_format vf : {OF_VALID_MASK_U8, OF_VALID_CONFIDENCE_F32}) {
+        const bool mask = vf == OF_VALID_MASK_U8;
+        of_flow g = F;
+        g.valid_format = vf;
+        g.valid = nullptr;
+        g.valid_stride = kW * 4;
+        bad(g, OF_ERR_NULL_POINTER, mask ? "mask, valid NULL" : "confidence, valid NULL", "valid is NULL");
+        g.valid = vb.bytes();
+        g.valid_stride = mask ? kW - 1 : kW * 4 - 4;
+        bad(g, OF_ERR_STRIDE, mask ? "mask stride width - 1" : "confidence stride width*4 - 4", "valid_stride");
+        g.valid_stride = 0;
+        bad(g, OF_ERR_STRIDE, mask ? "mask stride 0" : "confidence stride 0", "valid_stride");
+        if (!mask) {
+            g.valid_stride = kW; // a mask's row
+            bad(g, OF_ERR_STRIDE, "confidence stride width", "valid_stride");
+            g.valid_stride = kW * 4 + 2;
+            bad(g, OF_ERR_STRIDE, "confidence stride not a multiple of 4", "multiple of 4");
+            g.valid_stride = kW * 4;
+            g.valid = vb.bytes() + 2;
+            bad(g, OF_ERR_INVALID_ARGUMENT, "confidence plane 2-byte aligned", "aligned");
+        }
+    }
+    // The plane's span overflows the address space (4-row frames: the flow itself fits).
+    {
+        Pair p4 = synth_pair(oflow::synth::Case::Translation, kW, 4, 5);
+        FramePair f4 = frames_of(p4, fmt);
+        FlowBuf fl4 = make_flow(kW, 4);
+        for (of_valid_format vf : {OF_VALID_MASK_U8, OF_VALID_CONFIDENCE_F32}) {
+            of_flow g = fl4.f;
+            g.valid_format = vf;
+            g.valid = vb.bytes();
+            g.valid_stride = (std::numeric_limits<size_t>::max() / 2) & ~static_cast<size_t>(7);
+            vb.fill();
+            fl4.fill_sentinel();
+            const of_status s = of_process(t.ctx, &f4.prev.img, &f4.next.img, &g);
+            CHECK_MSG(s == OF_ERR_OVERFLOW, "process(valid_stride ~SIZE_MAX/2, height 4): got %s", st(s));
+            CHECK(std::strstr(of_last_error(t.ctx), "valid_stride") != nullptr);
+            CHECK(vb.untouched() && fl4.untouched());
+        }
+    }
+    // A device plane on a CPU path: the flow's memory kind is the plane's, refused as the flow's.
+    if (expected_backend(OF_BACKEND_REFERENCE) != OF_BACKEND_CUDA) {
+        of_flow g = F;
+        g.memory = OF_MEMORY_CUDA_DEVICE;
+        g.valid_format = OF_VALID_MASK_U8;
+        g.valid = vb.bytes();
+        g.valid_stride = kW;
+        bad(g, OF_ERR_FORMAT, "validity plane in device memory on a CPU path", "memory kind");
+    }
+
+    // Good planes. The flow without a plane, for comparison.
+    FlowBuf plain = make_flow(kW, kH);
+    CHECK(of_process(t.ctx, &P, &N, &plain.f) == OF_OK);
+    const size_t pad = 5; // bytes of padding per row (mask), or floats (confidence)
+    {
+        of_flow g = t.good.f;
+        g.valid_format = OF_VALID_MASK_U8;
+        g.valid = vb.bytes();
+        g.valid_stride = kW + pad;
+        vb.fill();
+        t.good.fill_sentinel();
+        const of_status s = of_process(t.ctx, &P, &N, &g);
+        CHECK_MSG(s == OF_OK, "process(mask, padded stride): got %s (%s)", st(s), of_last_error(t.ctx));
+        bool rows = true, padding = true;
+        for (uint32_t y = 0; y < kH; ++y)
+            for (size_t x = 0; x < kW + pad; ++x) {
+                const unsigned char b = vb.bytes()[y * (kW + pad) + x];
+                if (x < kW) rows = rows && b == 255;
+                else padding = padding && b == 0xA7;
+            }
+        CHECK_MSG(rows && padding && vb.untouched(kH * (kW + pad)), "mask: rows 255 %d, padding untouched %d", rows, padding);
+        CHECK(same_bits(t.good.extract(), plain.extract(), "flow with a mask vs without"));
+        // Any alignment for the mask.
+        g.valid = vb.bytes() + 1;
+        CHECK_MSG(of_process(t.ctx, &P, &N, &g) == OF_OK, "mask at an odd address: %s", of_last_error(t.ctx));
+    }
+    {
+        of_flow g = t.good.f;
+        g.valid_format = OF_VALID_CONFIDENCE_F32;
+        g.valid = vb.bytes();
+        g.valid_stride = (kW + pad) * 4;
+        vb.fill();
+        const of_status s = of_process(t.ctx, &P, &N, &g);
+        CHECK_MSG(s == OF_OK, "process(confidence, padded stride): got %s (%s)", st(s), of_last_error(t.ctx));
+        bool rows = true, padding = true;
+        for (uint32_t y = 0; y < kH; ++y)
+            for (size_t x = 0; x < kW + pad; ++x) {
+                float c;
+                std::memcpy(&c, vb.bytes() + (y * (kW + pad) + x) * 4, 4);
+                uint32_t bits;
+                std::memcpy(&bits, &c, 4);
+                if (x < kW) rows = rows && c == FLT_MAX;
+                else padding = padding && bits == 0xA7A7A7A7u;
+            }
+        CHECK_MSG(rows && padding && vb.untouched(kH * (kW + pad) * 4), "confidence: rows FLT_MAX %d, padding untouched %d",
+                  rows, padding);
+        CHECK(same_bits(t.good.extract(), plain.extract(), "flow with a confidence plane vs without"));
+    }
+    {
+        // OF_VALID_NONE ignores valid_stride; an interleaved flow takes a plane too.
+        of_flow g = t.good.f;
+        g.valid_stride = 3;
+        CHECK(of_process(t.ctx, &P, &N, &g) == OF_OK);
+        FlowBuf il = make_flow(kW, kH, OF_FLOW_INTERLEAVED);
+        il.f.valid_format = OF_VALID_MASK_U8;
+        il.f.valid = vb.bytes();
+        il.f.valid_stride = kW;
+        vb.fill();
+        CHECK_MSG(of_process(t.ctx, &P, &N, &il.f) == OF_OK, "interleaved with a mask: %s", of_last_error(t.ctx));
+        bool all = true;
+        for (size_t i = 0; i < static_cast<size_t>(kW) * kH; ++i) all = all && vb.bytes()[i] == 255;
+        CHECK(all && vb.untouched(static_cast<size_t>(kW) * kH));
+    }
+}
+
 void test_process_errors_interleaved() {
     Fixture t(OF_PIXEL_U8, OF_FLOW_INTERLEAVED);
     if (!t.ctx) {
@@ -1100,6 +1332,8 @@ int main() {
     test_out_of_memory();
     const of_pixel_format fmts[] = {OF_PIXEL_U8, OF_PIXEL_U16, OF_PIXEL_F32};
     for (of_pixel_format f : fmts) test_process_errors_common(f);
+    test_validity(OF_PIXEL_U8);
+    test_validity(OF_PIXEL_F32);
     test_process_errors_interleaved();
     test_nonfinite();
     test_info();

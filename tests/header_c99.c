@@ -12,6 +12,11 @@ typedef char of_check_internal[(OF_ERR_INTERNAL == 14) ? 1 : -1];
 typedef char of_check_algo[(OF_ALGO_TVL1 == 1 && OF_ALGO_LK == 4) ? 1 : -1];
 typedef char of_check_fmt[(OF_PIXEL_U8 == 1 && OF_PIXEL_F32 == 3) ? 1 : -1];
 typedef char of_check_backend[(OF_BACKEND_AUTO == 0 && OF_BACKEND_CUDA == 3) ? 1 : -1];
+typedef char of_check_valid[(OF_VALID_NONE == 0 && OF_VALID_MASK_U8 == 1 && OF_VALID_CONFIDENCE_F32 == 2 &&
+                             sizeof(of_valid_format) == 4) ? 1 : -1];
+/* The validity fields were appended after v (append-only structs). */
+typedef char of_check_flow_tail[(offsetof(of_flow, valid_format) > offsetof(of_flow, v) &&
+                                 offsetof(of_flow, valid) > offsetof(of_flow, valid_stride)) ? 1 : -1];
 typedef char of_check_first[(offsetof(of_config, struct_size) == 0 &&
                              offsetof(of_image, struct_size) == 0 &&
                              offsetof(of_flow, struct_size) == 0 &&

@@ -32,6 +32,9 @@ static size_t header_layout_cxx(size_t* out, size_t cap) {
     PUT(sizeof(of_flow));
     PUT(offsetof(of_flow, stride));
     PUT(offsetof(of_flow, v));
+    PUT(offsetof(of_flow, valid_format));
+    PUT(offsetof(of_flow, valid_stride));
+    PUT(offsetof(of_flow, valid));
     PUT(sizeof(of_info));
     PUT(offsetof(of_info, host_bytes));
     PUT(offsetof(of_info, last_iterations));
@@ -49,6 +52,7 @@ static size_t header_layout_cxx(size_t* out, size_t cap) {
     PUT(offsetof(of_info, level_iterations));
     PUT(sizeof(of_status));
     PUT(sizeof(of_algorithm));
+    PUT(sizeof(of_valid_format));
     return n;
 }
 

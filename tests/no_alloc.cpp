@@ -4,7 +4,8 @@
 // after of_create and must read zero after many of_process calls: threads 1 and 2, U8/U16/F32,
 // frames at and below the maximum (down to 1x1), planar and interleaved output, and failing
 // calls (their messages are formatted without allocating too), plus of_get_info and
-// of_last_error; Horn-Schunck and CLG with both solvers too. The first offending allocation is
+// of_last_error; the validity planes (mask and confidence) with every flow; Horn-Schunck and CLG
+// with both solvers, and Lucas-Kanade, too. The first offending allocation is
 // printed with an addr2line command.
 // of_explain allocates nothing at all (without a tuning_path).
 #include "alloc_counter.hpp"
@@ -49,7 +50,7 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
     c.threads = threads;
     c.backend = backend;
     c.iterations = 15;
-    c.warps = 3;
+    c.warps = algo == OF_ALGO_LK ? 1 : 3; // LK has no warps
     char what[96];
     std::snprintf(what, sizeof what, "algorithm %d solver %d format %d threads %u backend %d", static_cast<int>(algo),
                   static_cast<int>(solver), static_cast<int>(fmt), threads, static_cast<int>(backend));
@@ -69,10 +70,21 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
     const Sized sizes[] = {{W, H}, {100, 70}, {33, 17}, {1, 1}, {W, 1}, {1, H}, {2, 2}};
     std::vector<FramePair> frames;
     std::vector<FlowBuf> planar, inter;
+    // The validity output too: a mask with the planar flows, a confidence plane with the interleaved.
+    std::vector<std::vector<float>> valid;
     for (const Sized& s : sizes) {
         frames.push_back(frames_of(pair_for(s.w, s.h), fmt));
         planar.push_back(make_flow(s.w, s.h, OF_FLOW_PLANAR, 3));
         inter.push_back(make_flow(s.w, s.h, OF_FLOW_INTERLEAVED));
+        valid.emplace_back(2 * static_cast<size_t>(s.w) * s.h, 0.0f);
+    }
+    for (size_t i = 0; i < frames.size(); ++i) {
+        planar[i].f.valid_format = OF_VALID_MASK_U8;
+        planar[i].f.valid = valid[i].data();
+        planar[i].f.valid_stride = sizes[i].w;
+        inter[i].f.valid_format = OF_VALID_CONFIDENCE_F32;
+        inter[i].f.valid = valid[i].data() + static_cast<size_t>(sizes[i].w) * sizes[i].h;
+        inter[i].f.valid_stride = sizes[i].w * sizeof(float);
     }
     of_image bad_stride = frames[0].prev.img;
     bad_stride.stride = 1;
@@ -200,5 +212,12 @@ int main() {
     run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR);
     run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_CLG, OF_SOLVER_JACOBI);
     run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR);
+    // Lucas-Kanade (CPU paths only: not when OFLOW_FORCE_BACKEND forces CUDA), with its validity
+    // planes: the level-0 confidence written out. REFERENCE, not AUTO: an AUTO run that lands on
+    // the reference path is skipped above as a repeat.
+    if (expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA) {
+        run_config(OF_PIXEL_U8, 1, OF_BACKEND_REFERENCE, OF_ALGO_LK);
+        run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_LK);
+    }
     return oftest::finish("no_alloc");
 }

@@ -132,7 +132,11 @@ const char* usage_text() {
            "input/output:\n"
            "  -o FILE             write the flow as Middlebury .flo\n"
            "  --color FILE        write the Middlebury colour coding of the flow as PNG\n"
-           "  --gt FILE           ground truth .flo: print EPE and AAE\n"
+           "  --gt FILE           ground truth .flo: print EPE and AAE (over all pixels, and\n"
+           "                      over the pixels the algorithm calls valid)\n"
+           "  --valid FILE        write the validity mask as an 8-bit PNG: 255 valid, 0 where\n"
+           "                      the algorithm has no answer (LK's rejected windows; the\n"
+           "                      other algorithms: every pixel valid)\n"
            "  --synth CASE        built-in frames with exact ground truth: translation,\n"
            "                      rotation-zoom, smooth-field, occlusion, noise-gain,\n"
            "                      fine-texture, camera-motion, or all\n"
@@ -170,7 +174,9 @@ const char* usage_text() {
            "  --lambda F --tau F --theta F   TV-L1 parameters\n"
            "  --alpha F --rho F   HS/CLG parameters\n"
            "  --solver S --omega F  HS/CLG linear solver: jacobi | sor, SOR over-relaxation\n"
-           "  --window N --min-eigen F   LK window side, smallest eigenvalue accepted\n"
+           "  --window N --min-eigen F   LK (--algo lk only): window side (odd, 3..33), the\n"
+           "                      smallest eigenvalue of a window's gradient tensor per pixel\n"
+           "                      of the window that is valid (>= 0)\n"
            "  --platform NAME     tuning table of this board instead of the detected one\n"
            "                      (nano, tx2, xavier, orin, generic, or the --tuning table's)\n"
            "  --tuning FILE       also read this tuning table (XML; needs OF_WITH_TINYXML2)\n"
@@ -216,7 +222,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             continue;
         }
         static const char* const kWithValue[] = {
-            "-o", "--color", "--gt", "--synth", "--size", "--seed", "--save-frames",
+            "-o", "--color", "--gt", "--valid", "--synth", "--size", "--seed", "--save-frames",
             "--algo", "--backend", "--precision", "--levels", "--scale", "--warps", "--iters",
             "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
@@ -247,6 +253,9 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             o->color_png = value;
         } else if (arg == "--gt") {
             o->gt_flo = value;
+        } else if (arg == "--valid") {
+            if (value.empty()) return bad("a file name");
+            o->valid_png = value;
         } else if (arg == "--save-frames") {
             o->save_prefix = value;
         } else if (arg == "--platform") {
@@ -330,6 +339,11 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
         }
     }
 
+    if ((o->window || o->min_eigen) && o->algo != "lk") {
+        *err = std::string(o->window ? "--window" : "--min-eigen") + " applies to --algo lk only (the algorithm is " +
+               o->algo + ")";
+        return ParseResult::Error;
+    }
     const bool synth = !o->synth.empty();
     if (synth && !o->frames.empty()) {
         *err = "give either FRAME0 FRAME1 or --synth, not both";

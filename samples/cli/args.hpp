@@ -24,6 +24,7 @@ struct Options {
     std::string out_flo;             ///< -o
     std::string color_png;           ///< --color
     std::string gt_flo;              ///< --gt
+    std::string valid_png;           ///< --valid (the validity mask as an 8-bit PNG)
     std::string synth;               ///< --synth CASE|all
     std::string save_prefix;         ///< --save-frames
     int width = 640, height = 480;   ///< --size
@@ -41,7 +42,7 @@ struct Options {
     std::string tuning;             ///< --tuning FILE (a table file; needs OF_WITH_TINYXML2)
     std::optional<float> budget;    ///< --budget MS (time_budget_ms: iterations from the table)
     int block_w = 0, block_h = 0;   ///< --block WxH (0 = the variant's default)
-    std::optional<uint32_t> levels, warps, iters, threads, window, fused_depth;
+    std::optional<uint32_t> levels, warps, iters, threads, window, fused_depth; ///< window: lk.window (--algo lk only)
     std::optional<float> scale, epsilon, lambda, tau, theta, alpha, rho;
     std::optional<float> presmooth;         ///< --presmooth F (presmooth_sigma)
     std::optional<std::string> robust;      ///< --robust none|local-norm
@@ -50,7 +51,7 @@ struct Options {
     std::optional<float> min_texture;       ///< --min-texture F
     std::optional<float> growth;            ///< --growth F (config.iteration_growth)
     std::optional<std::string> solver;      ///< --solver jacobi|sor (hs.solver)
-    std::optional<float> omega, min_eigen;  ///< --omega F (hs.omega), --min-eigen F (lk.min_eigen)
+    std::optional<float> omega, min_eigen;  ///< --omega F (hs.omega), --min-eigen F (lk.min_eigen; --algo lk only)
 
     // Synthetic frames only (--synth): frame 1's brightness change and the texture.
     bool exposure_given = false;

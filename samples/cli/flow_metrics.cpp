@@ -7,13 +7,13 @@
 
 namespace cli {
 
-FlowError flow_error(const float* uv, const float* gt, std::size_t n) {
+FlowError flow_error(const float* uv, const float* gt, std::size_t n, const unsigned char* valid) {
     const double rad2deg = 180.0 / 3.14159265358979323846;
     double sum_epe = 0.0, sum_ae = 0.0;
     FlowError e;
     for (std::size_t i = 0; i < n; ++i) {
         const float gu = gt[2 * i], gv = gt[2 * i + 1];
-        if (flow_unknown(gu, gv)) continue;
+        if (flow_unknown(gu, gv) || (valid && valid[i] != 255)) continue;
         const double u = uv[2 * i], v = uv[2 * i + 1];
         const double du = u - gu, dv = v - gv;
         sum_epe += std::sqrt(du * du + dv * dv);

@@ -13,8 +13,9 @@ struct FlowError {
 };
 
 /// Compares n interleaved (u, v) pairs with ground truth gt, skipping pixels whose ground
-/// truth is unknown (flow_unknown).
-FlowError flow_error(const float* uv, const float* gt, std::size_t n);
+/// truth is unknown (flow_unknown) and, with a validity mask (of_flow.valid as
+/// OF_VALID_MASK_U8: 255 valid), the pixels it calls invalid.
+FlowError flow_error(const float* uv, const float* gt, std::size_t n, const unsigned char* valid = nullptr);
 
 } // namespace cli
 

@@ -62,7 +62,9 @@ struct Result {
     double ms = 0.0;
     uint32_t repeat = 1;
     bool has_gt = false;
-    FlowError error;
+    FlowError error;       // over every pixel with ground truth
+    FlowError error_valid; // over those the validity mask calls valid
+    double valid_share = 1.0; // of the pixels, valid (of_flow.valid)
 };
 
 // ---- inputs -------------------------------------------------------------------------------
@@ -235,8 +237,14 @@ std::string robust_text(const of_info& in, const of_config& c) {
     return buf;
 }
 
-// The inner solver that runs (of_info): "primal-dual" (TV-L1), or HS/CLG's with its parameters.
-std::string solver_text(const of_info& in) {
+// The inner solver that runs (of_info): "primal-dual" (TV-L1), HS/CLG's with its parameters, or
+// LK's window and threshold (of_info has no LK fields: from the config that ran).
+std::string solver_text(const of_info& in, const of_config& c) {
+    if (in.algorithm == OF_ALGO_LK) {
+        char b[128];
+        std::snprintf(b, sizeof b, "lucas-kanade, window %u, min_eigen %g", c.lk.window, static_cast<double>(c.lk.min_eigen));
+        return b;
+    }
     if (in.solver == OF_SOLVER_PRIMAL_DUAL) return solver_name(in.solver);
     char b[128];
     int n = std::snprintf(b, sizeof b, "%s", solver_name(in.solver));
@@ -248,8 +256,11 @@ std::string solver_text(const of_info& in) {
     return b;
 }
 
-std::string solver_json(const of_info& in) {
+std::string solver_json(const of_info& in, const of_config& c) {
     auto num = [](float v) { return json_number(static_cast<double>(v), "%g"); };
+    if (in.algorithm == OF_ALGO_LK)
+        return ",\"solver\":{\"name\":\"lucas-kanade\",\"window\":" + std::to_string(c.lk.window) +
+               ",\"min_eigen\":" + num(c.lk.min_eigen) + "}";
     return ",\"solver\":{\"name\":" + json_string(solver_name(in.solver)) + ",\"omega\":" + num(in.omega) +
            ",\"alpha\":" + num(in.alpha) + ",\"rho\":" + num(in.rho) + "}";
 }
@@ -265,14 +276,17 @@ std::string result_json(const Result& r) {
                     ",\"precision\":" + json_string(precision_name(in.precision)) +
                     ",\"variant\":" + json_string(in.variant) +
                     ",\"levels\":" + std::to_string(in.last_levels) +
-                    ",\"coarsest\":" + std::to_string(in.last_coarsest) + robust_json(in, r.cfg) + solver_json(in) +
+                    ",\"coarsest\":" + std::to_string(in.last_coarsest) + robust_json(in, r.cfg) + solver_json(in, r.cfg) +
                     ",\"threads\":" + std::to_string(in.threads) +
                     ",\"iterations\":" + std::to_string(in.last_iterations) +
                     ",\"ms\":" + json_number(r.ms, "%.3f") +
-                    ",\"repeat\":" + std::to_string(r.repeat);
+                    ",\"repeat\":" + std::to_string(r.repeat) +
+                    ",\"valid\":" + json_number(r.valid_share, "%.6f");
     if (r.has_gt)
         s += ",\"epe\":" + json_number(r.error.epe, "%.6f") +
-             ",\"aae\":" + json_number(r.error.aae, "%.6f");
+             ",\"aae\":" + json_number(r.error.aae, "%.6f") +
+             ",\"epe_valid\":" + json_number(r.error_valid.epe, "%.6f") +
+             ",\"aae_valid\":" + json_number(r.error_valid.aae, "%.6f");
     if (!r.synth_json.empty()) s += ",\"synth\":" + r.synth_json;
     return s + ",\"config\":" + config_json(r.cfg) + "}";
 }
@@ -287,11 +301,16 @@ void print_human(const Result& r) {
                 precision_name(in.precision), in.last_levels, in.last_coarsest, in.threads,
                 in.threads == 1 ? "" : "s");
     std::printf("robust     %s\n", robust_text(in, r.cfg).c_str());
-    std::printf("solver     %s\n", solver_text(in).c_str());
+    std::printf("solver     %s\n", solver_text(in, r.cfg).c_str());
     std::printf("time       %.3f ms%s, %llu iterations\n", r.ms,
                 r.repeat > 1 ? (" (median of " + std::to_string(r.repeat) + ")").c_str() : "",
                 static_cast<unsigned long long>(in.last_iterations));
     if (r.has_gt) std::printf("EPE %.3f  AAE %.2f\n", r.error.epe, r.error.aae);
+    std::printf("valid      %.1f%% of the pixels", 100.0 * r.valid_share);
+    if (r.has_gt)
+        std::printf(": EPE %.3f  AAE %.2f over them\n", r.error_valid.epe, r.error_valid.aae);
+    else
+        std::printf("\n");
 }
 
 void print_table(const std::vector<Result>& rs) {
@@ -299,27 +318,28 @@ void print_table(const std::vector<Result>& rs) {
         std::printf("robust     %s\n", robust_text(rs[0].info, rs[0].cfg).c_str());
         if (rs[0].synth_text.size() > 2) std::printf("synth      %s\n", rs[0].synth_text.c_str() + 2);
     }
-    std::printf("%-14s %-10s %-10s %-8s %10s %10s %8s %8s %8s\n", "case", "size", "backend",
-                "variant", "ms", "iters", "coarsest", "epe", "aae");
+    std::printf("%-14s %-10s %-10s %-8s %10s %10s %8s %8s %8s %7s %8s\n", "case", "size", "backend",
+                "variant", "ms", "iters", "coarsest", "epe", "aae", "valid%", "epe_v");
     for (const Result& r : rs) {
         const std::string size = std::to_string(r.width) + "x" + std::to_string(r.height);
-        std::printf("%-14s %-10s %-10s %-8s %10.3f %10llu %8u %8.3f %8.2f\n", r.label.c_str(),
+        std::printf("%-14s %-10s %-10s %-8s %10.3f %10llu %8u %8.3f %8.2f %7.1f %8.3f\n", r.label.c_str(),
                     size.c_str(), backend_name(r.info.backend), r.info.variant, r.ms,
                     static_cast<unsigned long long>(r.info.last_iterations), r.info.last_coarsest,
-                    r.error.epe, r.error.aae);
+                    r.error.epe, r.error.aae, 100.0 * r.valid_share, r.error_valid.epe);
     }
 }
 
 // ---- the work -----------------------------------------------------------------------------
 
 Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
-               const std::string& color_png) {
+               const std::string& color_png, const std::string& valid_png) {
     std::string err;
     Flow flow;
     check(flow.create(o, f.width, f.height, f.format, &err), err);
     std::vector<float> uv;
+    std::vector<unsigned char> valid;
     Result r;
-    check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, &r.ms, &err), err);
+    check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, &valid, &r.ms, &err), err);
     check(flow.info(&r.info, &err), err);
     r.cfg = flow.config();
     r.synth_json = f.synth_json;
@@ -329,11 +349,16 @@ Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
     r.height = f.height;
     r.format = f.format;
     r.repeat = o.repeat;
+    std::size_t n_valid = 0;
+    for (unsigned char v : valid) n_valid += v == 255;
+    r.valid_share = valid.empty() ? 0.0 : static_cast<double>(n_valid) / static_cast<double>(valid.size());
     if (!f.gt.empty()) {
         r.has_gt = true;
         r.error = flow_error(uv.data(), f.gt.data(), uv.size() / 2);
+        r.error_valid = flow_error(uv.data(), f.gt.data(), uv.size() / 2, valid.data());
     }
     if (!out_flo.empty()) check(write_flo(out_flo, f.width, f.height, uv.data(), &err), err);
+    if (!valid_png.empty()) check(write_png(valid_png, f.width, f.height, 1, 8, valid.data(), &err), err);
     if (!color_png.empty()) {
         std::vector<uint8_t> rgb(uv.size() / 2 * 3);
         flow_to_rgb(uv.data(), uv.size() / 2, rgb.data());
@@ -356,7 +381,7 @@ std::string explain_json(const of_info& in, const of_config& cfg, int w, int h, 
                     ",\"algorithm\":" + json_string(algo_name(in.algorithm)) +
                     ",\"backend\":" + json_string(backend_name(in.backend)) +
                     ",\"precision\":" + json_string(precision_name(in.precision)) +
-                    ",\"variant\":" + json_string(in.variant) + solver_json(in) +
+                    ",\"variant\":" + json_string(in.variant) + solver_json(in, cfg) +
                     ",\"block\":[" + std::to_string(in.block_width) + "," + std::to_string(in.block_height) +
                     "],\"rows_per_thread\":" + std::to_string(in.rows_per_thread) +
                     ",\"fused_depth\":" + std::to_string(in.fused_depth) +
@@ -385,7 +410,7 @@ void explain_human(const of_info& in, const of_config& cfg, int w, int h, of_pix
                 label.c_str());
     std::printf("board      %s (%s): %s\n", in.board, in.board_match, in.board_reason);
     std::printf("algorithm  %s\n", algo_name(in.algorithm));
-    std::printf("solver     %s\n", solver_text(in).c_str());
+    std::printf("solver     %s\n", solver_text(in, cfg).c_str());
     std::printf("backend    %s\n", backend_name(in.backend));
     std::printf("precision  %s\n", precision_name(in.precision));
     std::printf("variant    %s\n", in.variant);
@@ -458,7 +483,7 @@ int explain(const Options& o) {
 int run(const Options& o) {
     if (o.explain) return explain(o);
     if (o.synth.empty()) {
-        const Result r = run_one(o, load_files(o), o.out_flo, o.color_png);
+        const Result r = run_one(o, load_files(o), o.out_flo, o.color_png, o.valid_png);
         if (o.json)
             std::printf("%s\n", result_json(r).c_str());
         else
@@ -478,7 +503,8 @@ int run(const Options& o) {
         Frames f = make_synth(c, o);
         if (!o.save_prefix.empty()) save_synth(f, o.save_prefix + tag);
         results.push_back(run_one(o, f, o.out_flo.empty() ? "" : with_suffix(o.out_flo, tag),
-                                  o.color_png.empty() ? "" : with_suffix(o.color_png, tag)));
+                                  o.color_png.empty() ? "" : with_suffix(o.color_png, tag),
+                                  o.valid_png.empty() ? "" : with_suffix(o.valid_png, tag)));
         if (all) results.back().label = oflow::synth::case_name(c);
     }
     if (o.json) {

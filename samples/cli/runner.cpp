@@ -182,7 +182,7 @@ bool Flow::create(const Options& o, int width, int height, of_pixel_format forma
 }
 
 bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
-                   std::vector<float>* uv, double* median_ms, std::string* err) {
+                   std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err) {
     of_image img[2];
     const void* data[2] = {frame0, frame1};
     for (int i = 0; i < 2; ++i) {
@@ -205,6 +205,10 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
     flow.stride = 2 * sizeof(float) * static_cast<std::size_t>(width_);
     flow.u = uv->data();
     flow.v = nullptr;
+    valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
+    flow.valid_format = OF_VALID_MASK_U8;
+    flow.valid_stride = static_cast<std::size_t>(width_);
+    flow.valid = valid->data();
 
     std::vector<double> ms;
     for (uint32_t r = 0; r < repeat; ++r) {

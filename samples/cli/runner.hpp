@@ -36,9 +36,11 @@ public:
                 std::string* err);
 
     /// Runs of_process `repeat` times on one frame pair (each `stride` bytes per row) into
-    /// uv (2 * width * height floats, interleaved); *median_ms is the median wall time.
+    /// uv (2 * width * height floats, interleaved) and the validity mask `valid` (width * height
+    /// bytes, of_flow.valid as OF_VALID_MASK_U8: 255 valid, 0 where the algorithm rejects the
+    /// pixel); *median_ms is the median wall time.
     bool process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
-                 std::vector<float>* uv, double* median_ms, std::string* err);
+                 std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err);
 
     bool info(of_info* out, std::string* err) const;
 

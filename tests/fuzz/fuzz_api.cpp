@@ -1,11 +1,13 @@
 // fuzz_api: libFuzzer target over the C API. Bytes -> an of_config (every field, raw enum values,
 // raw float bit patterns: NaN, Inf, denormals; tiny and odd sizes), two image descriptors and an
 // output descriptor (sizes above the maximum, strides below the row, zero sizes, mismatched
-// formats) and the pixels -> of_query_memory, of_create, of_get_info, of_process, of_destroy.
+// formats; the validity plane's format, pointer and stride) and the pixels -> of_query_memory,
+// of_create, of_get_info, of_process, of_destroy. LK's parameters when the input picks LK.
 //
 // The contract, checked with a crash (abort) where it breaks:
 //  - a failing call returns a non-OK status with a non-empty of_last_error, and leaves the
-//    output buffers byte for byte as they were (a canary pattern);
+//    output buffers (the validity plane included) byte for byte as they were (a canary pattern);
+//  - an OK of_process writes a validity mask of 0 / 255 or finite confidences >= 0;
 //  - an OK of_process gives finite flow over the whole frame, with every correspondence within the
 //    frame extended by its longer side M: x + u in [-M, w - 1 + M], y + v in [-M, h - 1 + M]
 //    (api/oflow.h, of_process);
@@ -108,6 +110,13 @@ void fill_config(fuzz::ByteSource& d, of_config* c) {
     c->median_size = small_or_raw(d, 0, 6);
     c->min_texture = any_float(d, 0.0f, 10.0f);
     c->iteration_growth = any_float(d, 0.0f, 3.0f);
+    // LK's own fields, drawn only when the input picked LK (other inputs read the same bytes as
+    // before LK existed): one warp mostly, any window, any threshold.
+    if (raw_of(c->algorithm) == OF_ALGO_LK) {
+        if (d.in_range<int>(0, 3) != 0) c->warps = 1;
+        c->lk.window = d.boolean() ? 2 * d.in_range<uint32_t>(1, 8) + 1 : small_or_raw(d, 0, 35);
+        c->lk.min_eigen = any_float(d, 0.0f, 5.0f);
+    }
 }
 
 struct Frame {
@@ -222,6 +231,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         fl.u = reinterpret_cast<float*>(ub.data());
         fl.v = inter ? nullptr : reinterpret_cast<float*>(vb.data());
         if (d.in_range<int>(0, 31) == 0) fl.v = reinterpret_cast<float*>(vb.data());
+        // The validity plane: none, a mask or a confidence plane (stride at, above or below the
+        // row), sometimes a raw format, a missing or a stray pointer, an odd address.
+        const int vk = d.in_range<int>(0, 7);
+        const size_t vbpp = vk == 2 ? 4 : 1;
+        size_t vstride = static_cast<size_t>(w) * vbpp + vbpp * d.in_range<size_t>(0, 2);
+        if (d.in_range<int>(0, 15) == 0) vstride = d.in_range<size_t>(0, 64);
+        const size_t vplane = vstride * h + 64;
+        if (vplane > (1u << 22)) continue;
+        std::vector<unsigned char> valid(vplane + 4, kCanary);
+        if (vk == 1 || vk == 2) {
+            fl.valid_format = vk == 1 ? OF_VALID_MASK_U8 : OF_VALID_CONFIDENCE_F32;
+            fl.valid_stride = vstride;
+            fl.valid = valid.data() + (d.in_range<int>(0, 31) == 0 ? 1 : 0);
+            if (d.in_range<int>(0, 31) == 0) fl.valid = nullptr;
+        } else if (vk == 3) {
+            raw_enum(d, &fl.valid_format, -1, 4);
+            fl.valid_stride = vstride;
+            fl.valid = d.boolean() ? valid.data() : nullptr;
+        }
 
         if (std::getenv("OFLOW_FUZZ_VERBOSE")) { // reproducing a finding: what this input runs
             print_config(cfg);
@@ -232,8 +260,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const of_status p = of_process(ctx, &f0.img, &f1.img, &fl);
         if (p != OF_OK) {
             if (of_last_error(ctx)[0] == '\0') broken("of_process failed without a message", nullptr);
-            if (!untouched(ub) || !untouched(vb)) broken("of_process failed but wrote to the output", of_last_error(ctx));
+            if (!untouched(ub) || !untouched(vb) || !untouched(valid))
+                broken("of_process failed but wrote to the output", of_last_error(ctx));
             continue;
+        }
+        // OK: the validity plane holds a mask of 0 / 255, or confidences that are finite and >= 0
+        // (FLT_MAX for an algorithm without a rejection rule).
+        if (raw_of(fl.valid_format) != OF_VALID_NONE) {
+            const unsigned char* vbase = static_cast<const unsigned char*>(fl.valid);
+            const bool mask = raw_of(fl.valid_format) == OF_VALID_MASK_U8;
+            for (uint32_t y = 0; y < h; ++y)
+                for (uint32_t x = 0; x < w; ++x) {
+                    const unsigned char* px = vbase + y * fl.valid_stride + (mask ? x : 4 * x);
+                    if (mask) {
+                        if (*px != 0 && *px != 255) broken("OK validity mask is neither 0 nor 255", nullptr);
+                    } else {
+                        float c;
+                        std::memcpy(&c, px, 4);
+                        if (!(c >= 0.0f) || std::isinf(c)) broken("OK confidence is not finite and >= 0", nullptr);
+                    }
+                }
         }
         // OK: finite flow over the whole frame, every correspondence within the frame extended
         // by its longer side.

@@ -11,6 +11,9 @@
 //    1e-3 px F16: tiling must not change a pixel's arithmetic; the output says when bitwise);
 //  - memory kinds (host with padded strides, device, mapped, mixed), layouts and formats give
 //    the same flow as host memory;
+//  - the validity plane (of_flow.valid, mask and confidence, padded rows) in host, device and
+//    mapped memory: TV-L1 and HS have no rejection rule, so 255 / FLT_MAX in every pixel, the
+//    padding untouched, the flow the same as without the plane;
 //  - epsilon stopping (0.01): iteration counts near the reference's (GLOBAL/FUSED: within one
 //    per warp; MULTI_ITER: stops at launch granularity, up to depth-1 more per warp) and EPE
 //    within 5 % + 0.01 px of the reference's;
@@ -732,6 +735,93 @@ void test_growth() {
                 static_cast<unsigned long long>(is.last_iterations), d);
 }
 
+// Every row of a validity plane (w x h, rows `stride` bytes apart) says valid (mask 255,
+// confidence FLT_MAX); the row padding and the tail keep their 0xA5 bytes.
+bool all_valid(const unsigned char* plane, size_t bytes, uint32_t w, uint32_t h, size_t stride, bool mask) {
+    const size_t row = mask ? w : static_cast<size_t>(w) * 4;
+    for (size_t i = 0; i < bytes; ++i) {
+        const size_t y = i / stride, x = i % stride;
+        const bool in = y < h && x < row;
+        if (!in) {
+            if (plane[i] != 0xA5) return false;
+        } else if (mask) {
+            if (plane[i] != 255) return false;
+        } else if (x % 4 == 0) {
+            float c;
+            std::memcpy(&c, plane + i, 4);
+            if (c != FLT_MAX) return false;
+        }
+    }
+    return true;
+}
+
+void test_validity() {
+    const uint32_t w = 67, h = 45;
+    const Pair p = synth_pair(Case::SmoothField, w, h, 3);
+    const FramePair fp = frames_of(p, OF_PIXEL_U8);
+    std::printf("\nvalidity plane (smooth-field %ux%u, U8): host, device, mapped\n", w, h);
+    for (of_algorithm algo : {OF_ALGO_TVL1, OF_ALGO_HS}) {
+        of_config c;
+        of_config_init(&c, algo);
+        c.max_width = w;
+        c.max_height = h;
+        c.backend = OF_BACKEND_CUDA;
+        c.warps = 2;
+        c.iterations = 20;
+        const char* an = algo == OF_ALGO_TVL1 ? "tvl1" : "hs";
+        of_context* ctx = create_or_report(c, an);
+        CHECK(ctx != nullptr);
+        if (!ctx) continue;
+        FlowBuf plain = make_flow(w, h);
+        of_status s = of_process(ctx, &fp.prev.img, &fp.next.img, &plain.f);
+        CHECK_MSG(s == OF_OK, "%s validity: plain frame: %s (%s)", an, st(s), of_last_error(ctx));
+        const std::vector<float> want = plain.extract();
+        for (of_valid_format vf : {OF_VALID_MASK_U8, OF_VALID_CONFIDENCE_F32}) {
+            const bool mask = vf == OF_VALID_MASK_U8;
+            const size_t stride = mask ? w + 7 : (static_cast<size_t>(w) + 7) * 4; // padded rows
+            const size_t bytes = stride * h + 64;                                      // and a tail
+            const char* vn = mask ? "mask" : "confidence";
+            {
+                std::vector<unsigned char> host(bytes, 0xA5);
+                FlowBuf f = make_flow(w, h);
+                f.f.valid_format = vf;
+                f.f.valid = host.data();
+                f.f.valid_stride = stride;
+                s = of_process(ctx, &fp.prev.img, &fp.next.img, &f.f);
+                CHECK_MSG(s == OF_OK, "%s %s host: %s (%s)", an, vn, st(s), of_last_error(ctx));
+                const bool ok = s == OF_OK && all_valid(host.data(), bytes, w, h, stride, mask) &&
+                                same_bits(f.extract(), want, "flow with a host validity plane");
+                std::printf("  %-5s %-10s host     %s\n", an, vn, ok ? "ok" : "WRONG");
+                CHECK_MSG(ok, "%s %s in host memory: plane or flow wrong", an, vn);
+            }
+            for (of_memory_kind mk : {OF_MEMORY_CUDA_DEVICE, OF_MEMORY_CUDA_MAPPED}) {
+                const char* kn = mk == OF_MEMORY_CUDA_DEVICE ? "device" : "mapped";
+                DevFlow df = device_flow(w, h, OF_FLOW_PLANAR, mk);
+                DevBuf vb(bytes, mk == OF_MEMORY_CUDA_MAPPED);
+                if (!df.a.p || !vb.p) {
+                    CHECK_MSG(false, "%s %s %s: cannot allocate", an, vn, kn);
+                    continue;
+                }
+                GPU_CHECK_CUDA(cudaMemset(vb.p, 0xA5, bytes));
+                df.f.valid_format = vf;
+                df.f.valid = vb.p;
+                df.f.valid_stride = stride;
+                s = of_process(ctx, &fp.prev.img, &fp.next.img, &df.f);
+                CHECK_MSG(s == OF_OK, "%s %s %s: %s (%s)", an, vn, kn, st(s), of_last_error(ctx));
+                if (s != OF_OK) continue;
+                const FlowBuf got = df.fetch(); // synchronises the device
+                std::vector<unsigned char> back(bytes);
+                GPU_CHECK_CUDA(cudaMemcpy(back.data(), vb.p, bytes, cudaMemcpyDefault));
+                const bool ok = all_valid(back.data(), bytes, w, h, stride, mask) &&
+                                same_bits(got.extract(), want, "flow with a device validity plane");
+                std::printf("  %-5s %-10s %-8s %s\n", an, vn, kn, ok ? "ok" : "WRONG");
+                CHECK_MSG(ok, "%s %s in %s memory: plane or flow wrong", an, vn, kn);
+            }
+        }
+        of_destroy(ctx);
+    }
+}
+
 } // namespace
 
 // gpu_parity [TEST...]: every sub-test, or those named (the compute-sanitizer step runs
@@ -744,7 +834,8 @@ int main(int argc, char** argv) {
     const Named tests[] = {{"parity", test_parity},     {"shapes", test_shapes},   {"bounds", test_bounds},
                            {"memory_kinds", test_memory_kinds}, {"epsilon", test_epsilon},
                            {"long_schedule", test_long_schedule}, {"nonfinite", test_nonfinite},
-                           {"sizes", test_sizes},       {"split", test_split},     {"growth", test_growth}};
+                           {"sizes", test_sizes},       {"split", test_split},     {"growth", test_growth},
+                           {"validity", test_validity}};
     for (int i = 1; i < argc; ++i) {
         bool known = false;
         for (const Named& t : tests) known = known || std::strcmp(argv[i], t.name) == 0;

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     copy_table(g_copy, &g_table);
     CHECK(text_of(g_table.board) == before);
     // ... and its messages name the loaded file
-    CHECK(select_launch(*r.table, OF_ALGO_LK, OF_PRECISION_F32, 100, kVariantsCuda, &c, kErr) == OF_ERR_UNSUPPORTED);
+    CHECK(select_launch(*r.table, OF_ALGO_LK, OF_PRECISION_F16, 100, kVariantsCuda, &c, kErr) == OF_ERR_UNSUPPORTED);
     CHECK_MSG(std::strstr(g_err, (root + "/platform/tables/xavier.xml").c_str()) != nullptr, "%s", g_err);
     return oftest::finish("platform_loader");
 }

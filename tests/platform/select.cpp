@@ -231,10 +231,10 @@ void test_launch() {
     CHECK(select_launch(board("xavier"), OF_ALGO_TVL1, OF_PRECISION_F32, 512ull * 512, 0, &c, kErr) ==
           OF_ERR_UNSUPPORTED);
     CHECK_MSG(has(g_err, "(none)"), "%s", g_err);
-    CHECK(select_launch(board("generic"), OF_ALGO_LK, OF_PRECISION_F32, 512ull * 512, kVariantsCuda, &c, kErr) ==
-          OF_ERR_UNSUPPORTED);
-    CHECK_MSG(has(g_err, "platform/tables/generic.xml") && has(g_err, "no row for lk f32") &&
-                  has(g_err, "it has: tvl1 f32, tvl1 f16, hs f32, hs f16, clg f32, clg f16"),
+    CHECK(select_launch(board("generic"), OF_ALGO_LK, OF_PRECISION_F16, 512ull * 512, kVariantsCuda, &c, kErr) ==
+          OF_ERR_UNSUPPORTED); // LK is F32 only
+    CHECK_MSG(has(g_err, "platform/tables/generic.xml") && has(g_err, "no row for lk f16") &&
+                  has(g_err, "it has: tvl1 f32, tvl1 f16, hs f32, hs f16, clg f32, clg f16, lk f32"),
               "%s", g_err);
     CHECK(select_launch(board("xavier"), OF_ALGO_CLG, OF_PRECISION_F16, 512ull * 512, kVariantsCuda, &c, kErr) == // F32 only
           OF_ERR_UNSUPPORTED);
@@ -253,10 +253,11 @@ void test_precision() {
     CHECK(select_precision(board("generic"), OF_ALGO_TVL1, OF_PRECISION_F16, &p, kErr) == OF_OK && p == OF_PRECISION_F16);
     CHECK(select_precision(board("nano"), OF_ALGO_HS, OF_PRECISION_F32, &p, kErr) == OF_OK && p == OF_PRECISION_F32);
     p = OF_PRECISION_AUTO;
-    CHECK(select_precision(board("generic"), OF_ALGO_LK, OF_PRECISION_AUTO, &p, kErr) == OF_ERR_UNSUPPORTED);
-    CHECK(p == OF_PRECISION_AUTO && has(g_err, "generic.xml") && has(g_err, "<algorithm name=\"lk\">"));
+    CHECK(select_precision(board("nano"), OF_ALGO_CLG, OF_PRECISION_AUTO, &p, kErr) == OF_ERR_UNSUPPORTED);
+    CHECK(p == OF_PRECISION_AUTO && has(g_err, "nano.xml") && has(g_err, "<algorithm name=\"clg\">"));
+    CHECK(select_precision(board("generic"), OF_ALGO_LK, OF_PRECISION_AUTO, &p, kErr) == OF_OK && p == OF_PRECISION_F32);
     CHECK(select_precision(board("generic"), OF_ALGO_HS, OF_PRECISION_AUTO, &p, kErr) == OF_OK && p == OF_PRECISION_F32);
-    CHECK(select_precision(board("xavier"), OF_ALGO_LK, OF_PRECISION_F32, &p, kErr) == OF_ERR_UNSUPPORTED);
+    CHECK(select_precision(board("xavier"), OF_ALGO_LK, OF_PRECISION_F16, &p, kErr) == OF_ERR_UNSUPPORTED);
     // CPUs without FP16 arithmetic run the CPU path of an F16 request in F32, and say so
     const TuningRow* tx2 = find_row(board("tx2"), OF_ALGO_TVL1, OF_PRECISION_F16);
     const TuningRow* xav = find_row(board("xavier"), OF_ALGO_TVL1, OF_PRECISION_F16);
@@ -315,7 +316,7 @@ void test_budget() {
     const Path weird[] = {kPathCpu, static_cast<Path>(7), kPathCpu};
     CHECK(iterations_for_budget(x, OF_ALGO_TVL1, OF_PRECISION_F16, 10.0, areas, weird, 3, 1, 100, &b, kErr) ==
           OF_ERR_INVALID_ARGUMENT);
-    CHECK(iterations_for_budget(board("generic"), OF_ALGO_LK, OF_PRECISION_F32, 10.0, areas, plan.path, 3, 1, 100, &b,
+    CHECK(iterations_for_budget(board("generic"), OF_ALGO_LK, OF_PRECISION_F16, 10.0, areas, plan.path, 3, 1, 100, &b,
                                 kErr) == OF_ERR_UNSUPPORTED);
 }
 
@@ -455,7 +456,7 @@ void test_timing() {
     CHECK(check_timing(x, OF_ALGO_TVL1, OF_PRECISION_F32, kPathGpu, NAN, &v, &ratio, kErr) == OF_ERR_INVALID_ARGUMENT);
     CHECK(check_timing(x, OF_ALGO_TVL1, OF_PRECISION_F32, static_cast<Path>(2), 1.0, &v, &ratio, kErr) ==
           OF_ERR_INVALID_ARGUMENT);
-    CHECK(check_timing(x, OF_ALGO_LK, OF_PRECISION_F32, kPathGpu, 1.0, &v, &ratio, kErr) == OF_ERR_UNSUPPORTED);
+    CHECK(check_timing(x, OF_ALGO_LK, OF_PRECISION_F16, kPathGpu, 1.0, &v, &ratio, kErr) == OF_ERR_UNSUPPORTED);
     CHECK(check_timing(x, OF_ALGO_CLG, OF_PRECISION_F16, kPathGpu, 1.0, &v, &ratio, kErr) == OF_ERR_UNSUPPORTED);
     // every path of every table has sane factors
     const TableSet set = builtin_tables();

@@ -148,6 +148,7 @@ const Fixed kFixed[] = {
     {"k_upsample_flow", kPlane, 0},
     {"k_gradient", kPlane, 0},
     {"k_write_planar", kPlane, 0},
+    {"k_fill_rows", kPlane, 0},
     {"k_warp", kPlane, 0},
     {"k_pingpong_fixup", kPlane, 0},
     {"k_robust_sq", kPlane, 0},
