@@ -1,5 +1,5 @@
-// The NEON backend's table inits (shared kernels, HS / CLG family) and CPU feature queries
-// (neon/kernels_neon.hpp).
+// The NEON backend's table inits (shared kernels, HS / CLG family, LK family) and CPU feature
+// queries (neon/kernels_neon.hpp).
 #include "neon/kernels_neon.hpp"
 
 #include "neon/neon_kernels.hpp"
@@ -76,6 +76,21 @@ void hs_kernels_init_neon(HsKernels* t, bool f16) {
 #else
     (void)f16;
 #endif
+}
+
+void lk_kernels_init_neon(LkKernels* t) {
+    // Every entry: the gradient the level solver uses (Scharr) and both operators of the family,
+    // the tensor, the window sums (block running sums: lk_box_neon.cpp), the confidence, the
+    // residual products and the Newton step. None stays the reference's, and none is F16.
+    t->scharr = lk_scharr_neon;
+    t->prewitt = lk_prewitt_neon;
+    t->gradient = lk_scharr_neon;
+    t->tensor = lk_tensor_neon;
+    t->box_h_multi = lk_box_h_multi_neon;
+    t->box_v_multi = lk_box_v_multi_neon;
+    t->confidence = lk_confidence_neon;
+    t->residual = lk_residual_neon;
+    t->update = lk_update_neon;
 }
 
 } // namespace oflow

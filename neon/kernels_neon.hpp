@@ -9,6 +9,7 @@ namespace oflow {
 
 struct KernelTable;
 struct HsKernels;
+struct LkKernels;
 
 /// True on aarch64 builds (Advanced SIMD is mandatory there).
 bool neon_available();
@@ -23,6 +24,11 @@ void kernel_table_init_neon(KernelTable* t, bool f16);
 /// it); with f16 and neon_has_f16_arith(), HS's and CLG's Jacobi updates compute their 9-point
 /// means in F16 (neon/hs_f16_neon.cpp; the SOR half-sweep stays F32, that file says why).
 void hs_kernels_init_neon(HsKernels* t, bool f16);
+/// Overrides every entry of the Lucas-Kanade family on a table lk_kernels_init_ref filled, in
+/// F32 (neon/lk_stages_neon.cpp, lk_box_neon.cpp, lk_step_neon.cpp). No LK kernel computes in
+/// F16 (lk_stages_neon.cpp's top comment says why, kernel by kernel): the LK entry's cpu_f16 is
+/// false, so precision F16 runs these.
+void lk_kernels_init_neon(LkKernels* t);
 
 } // namespace oflow
 

@@ -6,6 +6,7 @@
 
 #include "core/hs_kernels.hpp"
 #include "core/kernels.hpp"
+#include "core/lk_kernels.hpp"
 
 namespace oflow {
 
@@ -37,6 +38,22 @@ void rb_merge_neon(Plane red, Plane black, Plane dst, int y0, int y1);
 double hs_jacobi_neon(const HsJacobiArgs& a, int y0, int y1);
 double clg_jacobi_neon(const HsJacobiArgs& a, int y0, int y1);
 double sor_half_sweep_neon(const HsSorArgs& a, int y0, int y1);
+
+// lk_stages_neon.cpp (F32): the Lucas-Kanade per-level stages of core/lk_kernels.hpp.
+void lk_scharr_neon(Plane src, Plane gx, Plane gy, int y0, int y1);
+void lk_prewitt_neon(Plane src, Plane gx, Plane gy, int y0, int y1);
+void lk_tensor_neon(const LkTensorArgs& a, int y0, int y1);
+double lk_confidence_neon(const LkConfArgs& a, int y0, int y1);
+
+// lk_box_neon.cpp (F32): LK's window sums by block running sums (their own order; that file
+// states the bound against the reference's).
+void lk_box_h_multi_neon(const Plane* src, const Plane* dst, int n, int radius, int y0, int y1);
+void lk_box_v_multi_neon(const Plane* src, const Plane* dst, int n, int radius, int y0, int y1);
+
+// lk_step_neon.cpp (F32): LK's per-step kernels, the residual products (bilinear taps gathered
+// lane by lane) and the Newton step (2x2 in double, two lanes per vector).
+void lk_residual_neon(const LkResidualArgs& a, int y0, int y1);
+double lk_update_neon(const LkUpdateArgs& a, int y0, int y1);
 
 // The F16 kernels exist only where __ARM_FEATURE_FP16_VECTOR_ARITHMETIC is defined.
 // tvl1_f16_neon.cpp: the duals are stored as halves (its top comment says where); u and the warp

@@ -191,6 +191,36 @@ inline FlowBuf make_flow(uint32_t w, uint32_t h, of_flow_layout layout = OF_FLOW
     return fb;
 }
 
+/// An F32 host image over w x h packed floats (stride w * 4), for the studies that feed a
+/// context directly.
+inline of_image host_f32_image(const float* data, uint32_t w, uint32_t h) {
+    of_image a;
+    std::memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    a.format = OF_PIXEL_F32;
+    a.memory = OF_MEMORY_HOST;
+    a.width = w;
+    a.height = h;
+    a.stride = static_cast<size_t>(w) * 4;
+    a.data = data;
+    return a;
+}
+
+/// A planar host flow over packed w x h planes u and v (stride w * 4), no validity plane.
+inline of_flow host_planar_flow(float* u, float* v, uint32_t w, uint32_t h) {
+    of_flow f;
+    std::memset(&f, 0, sizeof f);
+    f.struct_size = sizeof f;
+    f.layout = OF_FLOW_PLANAR;
+    f.memory = OF_MEMORY_HOST;
+    f.width = w;
+    f.height = h;
+    f.stride = static_cast<size_t>(w) * 4;
+    f.u = u;
+    f.v = v;
+    return f;
+}
+
 inline bool all_finite(const std::vector<float>& v) {
     for (float x : v)
         if (!std::isfinite(x)) return false;
