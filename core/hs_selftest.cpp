@@ -14,14 +14,7 @@ namespace oflow {
 namespace {
 
 of_config hs_config(const selftest::Path& p, of_algorithm a, of_solver s, int w, int h, uint32_t threads) {
-    of_config c;
-    of_config_init(&c, a);
-    c.max_width = static_cast<uint32_t>(w);
-    c.max_height = static_cast<uint32_t>(h);
-    c.format = OF_PIXEL_F32;
-    c.backend = p.backend;
-    c.precision = p.precision;
-    c.threads = threads;
+    of_config c = selftest::path_config(p, a, w, h, threads);
     c.warps = 3;
     c.iterations = 150;
     c.epsilon = 0.002f;

@@ -1,13 +1,17 @@
 // Lucas-Kanade's entry in the algorithm registry (core/algorithm.hpp): the validation of
 // config.lk (and of warps, which LK does not have), the work planes and level solver
 // (core/lk_level_cpu.cpp), the LK kernel family (core/lk_kernels.hpp) and the validity output
-// (the finest level's confidence). CPU paths only: the CUDA path is not written yet (gpu_path
-// false: backend CUDA is OF_ERR_UNSUPPORTED, AUTO runs the CPU path).
+// (the finest level's confidence), and its CUDA driver (cuda/lk_cuda.cuh: cuda::lk_plan /
+// lk_create with the shared process and destroy).
 #include "core/algorithms.hpp"
 #include "core/context.hpp"
 #include "core/lk_level_cpu.hpp"
 
 #include <cmath>
+
+#if OF_HAVE_NEON
+#include "neon/kernels_neon.hpp"
+#endif
 
 namespace oflow {
 namespace {
@@ -30,14 +34,36 @@ of_status check_lk(const of_config& cfg, const ErrorSink& err) {
     return OF_OK;
 }
 
-void lk_kernels_init(of_context* ctx, of_backend, bool) { lk_kernels_init_ref(&ctx->lk); }
+void lk_kernels_init(of_context* ctx, of_backend cpu, bool) {
+    lk_kernels_init_ref(&ctx->lk);
+    // NEON overrides every entry, in F32 whatever the precision (cpu_f16 false below, so f16 is
+    // never set for LK: neon/lk_stages_neon.cpp says why no LK kernel runs in F16).
+#if OF_HAVE_NEON
+    if (cpu == OF_BACKEND_NEON) lk_kernels_init_neon(&ctx->lk);
+#else
+    (void)cpu;
+#endif
+}
 
 float lk_min_confidence(const of_config& cfg) { return cfg.lk.min_eigen; }
 
+#if OF_HAVE_CUDA
+const CudaDriver kLkCuda = {cuda::lk_resolve_tuning, cuda::lk_plan, cuda::lk_create, cuda::process, cuda::destroy};
+#define OF_LK_CUDA (&kLkCuda)
+#else
+#define OF_LK_CUDA nullptr
+#endif
+
 } // namespace
 
-// Reference kernels on every CPU path (NEON has no LK kernels yet: it runs the same code, and
-// of_info says F32 when F16 is asked for: cpu_f16 false). No CUDA path (a later task).
+// The reference kernels on the reference path; NEON: every LK kernel in F32 (neon/lk_*_neon.cpp).
+// No F16 kernels (cpu_f16 false: of_info says F32 when F16 is asked for): F16 overflows the
+// window sums, costs the sampled residual EPE and the gradient the confidence output's accuracy,
+// and where it is accurate (the tensor products, the interpolation relative to a tap) it saves
+// no instruction (neon/lk_stages_neon.cpp's top comment, kernel by kernel, with the numbers of
+// tests/neon/lk_f16_study). CUDA: the whole frame on the device (cuda/lk_frame.cu, gpu_path),
+// F16 storage of the gradient pairs there (cuda/lk_cuda.cuh); the validity plane from the
+// device's level-0 confidence.
 const Algorithm kLk = {
     OF_ALGO_LK,
     "lk",
@@ -46,9 +72,9 @@ const Algorithm kLk = {
     lk_work_plane_name,
     lk_solve_level_cpu,
     lk_kernels_init,
-    false, // no F16 kernels
-    false, // no CUDA path
-    nullptr,
+    false, // no F16 kernels (above)
+    true, // CUDA path
+    OF_LK_CUDA,
     lk_selftest,
     kLkConf, // the validity output: level 0's confidence against config.lk.min_eigen
     lk_min_confidence,

@@ -1,8 +1,10 @@
 // of_selftest cases of Lucas-Kanade on one CPU path (Algorithm::selftest of the LK entry; group
 // "lk"): the reference kernels against closed forms, accuracy over the valid pixels of two
 // synthetic pairs with known flow, and the validity rule on a pair whose left half has no
-// texture. The accuracy bounds are the measured values plus about 30 % (reference path, x86-64,
-// the library's LK defaults; the NEON path runs the same LK kernels on its own pyramid kernels).
+// texture, on every path that runs LK (reference, NEON, CUDA). The accuracy bounds are the
+// measured values plus about 30 % (reference path, x86-64, the library's LK defaults); the NEON
+// and CUDA kernels equal the reference's within rounding (tests/neon/neon_lk_kernels.cpp,
+// tests/gpu/gpu_lk.cpp), so the same bounds hold there.
 #include "core/lk_level_cpu.hpp"
 #include "core/ref/lk_ref.hpp"
 #include "core/selftest.hpp"
@@ -13,18 +15,6 @@
 
 namespace oflow {
 namespace {
-
-of_config lk_config(const selftest::Path& p, int w, int h, uint32_t threads) {
-    of_config c;
-    of_config_init(&c, OF_ALGO_LK);
-    c.max_width = static_cast<uint32_t>(w);
-    c.max_height = static_cast<uint32_t>(h);
-    c.format = OF_PIXEL_F32;
-    c.backend = p.backend;
-    c.precision = p.precision;
-    c.threads = threads;
-    return c;
-}
 
 // Mean EPE over the pixels the mask calls valid, and their share.
 void epe_valid(const selftest::Flow& f, const selftest::Pair& pr, double* epe, double* share) {
@@ -144,7 +134,7 @@ void check_textureless(selftest::Sink* sink, const selftest::Path& p, bool full,
         }
     selftest::Flow f;
     char why[320];
-    const of_config c = lk_config(p, w, h, threads);
+    const of_config c = selftest::path_config(p, OF_ALGO_LK, w, h, threads);
     if (selftest::run_flow(c, pr, &f, why, sizeof why) != OF_OK) {
         sink->add(p, "lk", "textureless", OF_CHECK_FAIL, 0.0, 0.0, selftest::since(t0), "%s", why);
         return;
@@ -182,7 +172,7 @@ void lk_selftest(selftest::Sink* sink, const selftest::Path& p, bool full, uint3
         const selftest::Pair pr = selftest::make_pair(a.c, w, h);
         selftest::Flow f;
         char why[320];
-        if (selftest::run_flow(lk_config(p, w, h, threads), pr, &f, why, sizeof why) != OF_OK) {
+        if (selftest::run_flow(selftest::path_config(p, OF_ALGO_LK, w, h, threads), pr, &f, why, sizeof why) != OF_OK) {
             sink->add(p, "lk", a.check, OF_CHECK_FAIL, 0.0, bound, selftest::since(t0), "%s", why);
             continue;
         }

@@ -13,6 +13,7 @@
 #include <cstdarg>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 // Sanitizer builds: their allocator keeps no glibc heap statistics and their speed means
@@ -80,6 +81,19 @@ struct Flow {
     std::vector<float> u, v;
     std::vector<unsigned char> valid; // the validity mask (of_flow.valid, OF_VALID_MASK_U8): 255 valid
 };
+/// of_config_init(algo)'s defaults for F32 frames of up to w x h on path p (its backend and
+/// precision), with `threads` worker threads: where every algorithm's cases start.
+inline of_config path_config(const Path& p, of_algorithm algo, int w, int h, uint32_t threads) {
+    of_config c;
+    of_config_init(&c, algo);
+    c.max_width = static_cast<uint32_t>(w);
+    c.max_height = static_cast<uint32_t>(h);
+    c.format = OF_PIXEL_F32;
+    c.backend = p.backend;
+    c.precision = p.precision;
+    c.threads = threads;
+    return c;
+}
 /// One frame pair through a fresh context of cfg (F32 frames), the validity mask requested too;
 /// why: the message on failure.
 of_status run_flow(const of_config& cfg, const Pair& p, Flow* out, char* why, std::size_t why_len);

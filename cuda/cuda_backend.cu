@@ -6,10 +6,12 @@
 //  - host or mapped output: one cudaStreamSynchronize at the end; host output is then copied
 //    from the staging region to the caller (so nothing is written on error). The iteration
 //    count is exact (the stop slots come back with the flow).
-//  - the validity plane (of_flow.valid): every algorithm on this path has no rejection rule
-//    (LK, which has one, has no CUDA path yet), so it is all valid: written by the host after the
-//    wait for host output, by the stream (cudaMemset2DAsync for the mask, k_fill_rows for the
-//    confidence FLT_MAX) for device and mapped output.
+//  - the validity plane (of_flow.valid): TV-L1, HS and CLG have no rejection rule, so it is all
+//    valid: written by the host after the wait for host output, by the stream (cudaMemset2DAsync
+//    for the mask, k_fill_rows for the confidence FLT_MAX) for device and mapped output. LK's
+//    comes from its level-0 confidence plane (AlgoOps::confidence): host output downloads it
+//    into the pinned staging before the one wait and writes the mask or the confidence from
+//    there after it; device and mapped output get it from k_write_validity on the stream.
 //  - device output: none; the flow is complete when the stream reaches that point, and the
 //    iteration count is the scheduled one (exact when epsilon == 0).
 //  - F32 frames in device memory: one wait after the finiteness check kernel.
@@ -18,6 +20,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
 #include "cuda/hs_cuda.cuh"
+#include "cuda/lk_cuda.cuh"
 
 #include "core/ref/kernels_ref.hpp"
 #include "core/schedule.hpp"
@@ -58,6 +61,10 @@ void all_kernels(KernelList* l) {
     list_hs_jacobi_kernels(l);
     list_hs_multi_kernels(l);
     list_hs_sor_kernels(l);
+    list_lk_stage_kernels(l);
+    list_lk_global_kernels(l);
+    list_lk_fused_kernels(l);
+    list_lk_tile_kernels(l);
 }
 
 // Makes st's device current for the duration of a call, and puts the caller's back.
@@ -343,20 +350,38 @@ of_status hs_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* ne
     return plan_with(hs_resolve_tuning, cfg, defaults, need, err);
 }
 
+of_status lk_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                    const CpuLevels& cpu, const ErrorSink& err, State** out) {
+    return create_with(&kLkOps, lk_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+}
+
+of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
+    return plan_with(lk_resolve_tuning, cfg, defaults, need, err);
+}
+
 namespace {
 
-// The validity plane of host output, every pixel valid (mask 255, confidence FLT_MAX): the
-// algorithms of this path have no rejection rule. After the wait, with the flow.
-void fill_valid_host(const of_flow& out) {
+// The validity plane of host output, after the wait, with the flow: from conf (the level-0
+// confidence, packed rows of out.width floats: valid where >= min_conf), or with conf nullptr
+// every pixel valid (mask 255, confidence FLT_MAX).
+void fill_valid_host(const of_flow& out, const float* conf, float min_conf) {
     if (out.valid_format == OF_VALID_NONE) return;
     unsigned char* base = static_cast<unsigned char*>(out.valid);
     for (uint32_t y = 0; y < out.height; ++y) {
         unsigned char* row = base + static_cast<std::size_t>(y) * out.valid_stride;
+        const float* k = conf ? conf + static_cast<std::size_t>(y) * out.width : nullptr;
         if (out.valid_format == OF_VALID_MASK_U8) {
-            std::memset(row, 255, out.width);
+            if (!k) {
+                std::memset(row, 255, out.width);
+                continue;
+            }
+            for (uint32_t x = 0; x < out.width; ++x) row[x] = k[x] >= min_conf ? 255 : 0;
         } else {
             float* c = reinterpret_cast<float*>(row);
-            for (uint32_t x = 0; x < out.width; ++x) c[x] = FLT_MAX;
+            if (k)
+                std::memcpy(c, k, sizeof(float) * out.width);
+            else
+                for (uint32_t x = 0; x < out.width; ++x) c[x] = FLT_MAX;
         }
     }
 }
@@ -433,6 +458,11 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     if (r != OF_OK) return r;
     const DPlane<float2> u = st->plane<float2>(l.u[info.ucur], info.dims[0]);
     const std::size_t row8 = static_cast<std::size_t>(w) * 8;
+    // The level-0 confidence of an algorithm with a rejection rule (LK), else nullptr.
+    float min_conf = 0.0f;
+    const float* conf_dev = st->ops->confidence ? st->ops->confidence(*st, &min_conf) : nullptr;
+    const DPlane<const float> conf{conf_dev, w, h, static_cast<int>(info.dims[0].pitch)};
+    const bool want_valid = out.valid_format != OF_VALID_NONE;
     *levels = info.levels;
     // Coarsest level solved: known to the host unless the device decided it (texture rule, no
     // split); then levels - 1 until the wait below brings the device's value back. With device
@@ -475,7 +505,11 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
                                             static_cast<float*>(const_cast<void*>(dv)), out.stride, s),
                         "flow output launch");
         }
-        if (out.valid_format == OF_VALID_MASK_U8) {
+        if (want_valid && conf_dev) {
+            OF_CUDA_TRY(launch_write_validity(conf, min_conf, out.valid_format == OF_VALID_MASK_U8,
+                                              const_cast<void*>(dvalid), out.valid_stride, s),
+                        "validity launch");
+        } else if (out.valid_format == OF_VALID_MASK_U8) {
             OF_CUDA_TRY(cudaMemset2DAsync(const_cast<void*>(dvalid), out.valid_stride, 255, static_cast<std::size_t>(w),
                                           static_cast<std::size_t>(h), s),
                         "validity mask fill");
@@ -485,6 +519,12 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
         }
         if (out.memory == OF_MEMORY_CUDA_DEVICE) return OF_OK; // complete when the stream gets there
     }
+    const bool valid_host = out.memory == OF_MEMORY_HOST && want_valid && conf_dev;
+    if (valid_host)
+        OF_CUDA_TRY(cudaMemcpy2DAsync(st->pinned + l.stage_valid, static_cast<std::size_t>(w) * 4, conf.p,
+                                      static_cast<std::size_t>(conf.pitch) * 4, static_cast<std::size_t>(w) * 4,
+                                      static_cast<std::size_t>(h), cudaMemcpyDeviceToHost, s),
+                    "confidence download");
     OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl, st->ctrl()->stop, sizeof(int) * kStopSlots,
                                 cudaMemcpyDeviceToHost, s),
                 "stop slots download");
@@ -515,7 +555,7 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
             std::memcpy(bu + yo * out.stride, f + yo * row, row);
             if (planar) std::memcpy(bv + yo * out.stride, f + plane4 + yo * row, row);
         }
-        fill_valid_host(out);
+        fill_valid_host(out, valid_host ? reinterpret_cast<const float*>(st->pinned + l.stage_valid) : nullptr, min_conf);
     }
     return OF_OK;
 }

@@ -22,6 +22,7 @@
 #include "cuda/cuda_state.cuh"
 
 #include "core/hs_kernels.hpp"
+#include "core/lk_kernels.hpp"
 
 #include <vector>
 
@@ -250,6 +251,66 @@ of_status hs_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& 
     }
 }
 
+// A byte plane (LK's state) as floats 0 / 1 on the host.
+of_status download_bytes(State& st, const unsigned char* src, const LevelDims& d, float* dst, const ErrorSink& err) {
+    std::vector<unsigned char> b(static_cast<std::size_t>(d.w) * static_cast<std::size_t>(d.h));
+    OF_CUDA_TRY(cudaMemcpy2DAsync(b.data(), static_cast<std::size_t>(d.w), src, static_cast<std::size_t>(d.pitch),
+                                  static_cast<std::size_t>(d.w), static_cast<std::size_t>(d.h), cudaMemcpyDeviceToHost,
+                                  st.stream),
+                "hook download");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
+    for (std::size_t i = 0; i < b.size(); ++i) dst[i] = static_cast<float>(b[i]);
+    return OF_OK;
+}
+
+// LK: frames (and for a step the flow) up, the level's setup at level 0 (cuda/lk_frame.cu), then
+// the stage's outputs.
+of_status lk_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    const bool step = r->stage == Stage::LkStep;
+    of_status s = reset_ctrl(st, err);
+    if (s == OF_OK) s = upload(st, r->in[0], st.pyr(0, 0, d), err);
+    if (s == OF_OK && step) s = upload(st, r->in[1], st.pyr(1, 0, d), err);
+    if (s == OF_OK && step) s = upload_pairs(st, r->in[2], r->in[3], st.plane<float2>(l.u[0], d), err);
+    if (s == OF_OK) s = lk_prepare_level(st, d, 0, 0, r->stage == Stage::LkTensor, err);
+    if (s != OF_OK) return s;
+    const std::size_t plane0 = static_cast<std::size_t>(l.dims[0].pitch) * static_cast<std::size_t>(l.dims[0].h) * 4;
+    const auto tensor = [&](int ch) { return st.plane<float>(l.lk_tensor + static_cast<std::size_t>(ch) * plane0, d); };
+    switch (r->stage) {
+    case Stage::LkGradient:
+        return st.tun.precision == OF_PRECISION_F16
+                   ? download_pairs(st, st.plane<__half2>(l.lk_g, d), r->out[0], r->out[1], err)
+                   : download_pairs(st, st.plane<float2>(l.lk_g, d), r->out[0], r->out[1], err);
+    case Stage::LkTensor:
+        for (int ch = 0; ch < kLkTensorChannels && s == OF_OK; ++ch) s = download(st, tensor(ch), r->out[ch], err);
+        return s;
+    case Stage::LkConfidence:
+        s = download(st, st.plane<float>(l.lk_conf, d), r->out[0], err);
+        if (s == OF_OK) s = download_bytes(st, st.arena + l.lk_state, d, r->out[1], err);
+        for (int ch = 0; ch < kLkTensorChannels && s == OF_OK; ++ch) s = download(st, tensor(ch), r->out[2 + ch], err);
+        return s;
+    default: { // LkStep
+        const DPlane<float2> sums = st.plane<float2>(l.lk_box + 2 * plane0, d);
+        s = zero(st, l.lk_box + 2 * plane0, d, 8, err);
+        int ucur = 0;
+        const float keep = st.cfg.epsilon;
+        st.cfg.epsilon = r->epsilon; // the steps read it there
+        if (s == OF_OK) s = lk_steps(st, d, 0, r->iterations, 0, &ucur, true, err);
+        st.cfg.epsilon = keep;
+        if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.u[ucur], d), r->out[0], r->out[1], err);
+        if (s == OF_OK) s = download_bytes(st, st.arena + l.lk_state, d, r->out[2], err);
+        if (s == OF_OK) s = download_pairs(st, sums, r->out[3], r->out[4], err);
+        if (s != OF_OK) return s;
+        int stop = kNotStopped;
+        OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, st.stream),
+                    "hook download");
+        OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
+        r->iterations_run = iterations_run(st, d, stop, r->iterations);
+        return OF_OK;
+    }
+    }
+}
+
 } // namespace
 
 of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
@@ -260,7 +321,7 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
     if (r->w < 1 || r->h < 1 || r->w > mw || r->h > mh || (two && (r->w2 < 1 || r->h2 < 1 || r->w2 > mw || r->h2 > mh)))
         return err.fail(OF_ERR_SIZE, "hooks: stage size %dx%d -> %dx%d outside 1..%dx%d", r->w, r->h, r->w2, r->h2, mw, mh);
     const bool tvl1_stage = r->stage == Stage::Gradient || r->stage == Stage::Warp || r->stage == Stage::Iterate;
-    if (tvl1_stage && is_variational(st.cfg.algorithm))
+    if (tvl1_stage && (is_variational(st.cfg.algorithm) || is_lk(st.cfg.algorithm)))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: TV-L1 stage on a %s context", st.ops->name);
     const LevelDims d = dims_of(r->w, r->h);
     const LevelDims d2 = two ? dims_of(r->w2, r->h2) : d;
@@ -336,6 +397,13 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
         if (!is_variational(st.cfg.algorithm))
             return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: HS stage on a %s context", st.ops->name);
         return hs_stage(st, r, d, err);
+    case Stage::LkGradient:
+    case Stage::LkTensor:
+    case Stage::LkConfidence:
+    case Stage::LkStep:
+        if (!is_lk(st.cfg.algorithm))
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: LK stage on a %s context", st.ops->name);
+        return lk_stage(st, r, d, err);
     }
     return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: unknown stage %d", static_cast<int>(r->stage));
 }
@@ -365,6 +433,8 @@ of_status bench_prepare(State* stp, const float* i0, const float* i1, int w, int
         int side = 0;
         if (r == OF_OK) r = hs_prepare_warp(st, d, 0, 0, err);
         if (r == OF_OK) r = hs_solve(st, d, 0, -1, 0.0f, true, &side, err); // du = 0
+    } else if (is_lk(st.cfg.algorithm)) {
+        if (r == OF_OK) r = lk_prepare_level(st, d, 0, 0, false, err);
     } else {
         const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
         const DPlane<float> i1p = st.pyr(1, 0, d);
@@ -394,10 +464,16 @@ of_status bench_iterations(State* stp, int iterations, int runs, float* ms, cons
         return device_fail(err, "bench event", e1);
     }
     of_status r = OF_OK;
+    const bool lk = is_lk(st.cfg.algorithm);
     for (int k = 0; k < runs && r == OF_OK; ++k) {
+        // LK counts its active pixels into stop slot 0 as frames do: a fresh slot per run.
+        if (lk) r = reset_ctrl(st, err);
+        if (r != OF_OK) break;
         cudaError_t e = cudaEventRecord(ev[0], st.stream);
         if (e == cudaSuccess) {
-            if (is_variational(st.cfg.algorithm)) {
+            if (lk) {
+                r = lk_steps(st, d, 0, iterations, 0, &st.bench_ucur, false, err);
+            } else if (is_variational(st.cfg.algorithm)) {
                 // Continues from the last run's increment (side 0 after an even count: the
                 // iterate is what it is; only the time counts).
                 int side = 0;
@@ -463,10 +539,52 @@ Model hs_model(const State* st, int w, int h, int iterations) {
     return m;
 }
 
+// Lucas-Kanade (cuda/lk_cuda.cuh), per pixel per Newton step. Bytes (compulsory DRAM traffic; a
+// window's re-reads of its neighbours hit the caches): F32 planes 4, the gradient pair 8 (F16 4),
+// the flow 8, the state 1:
+//   GLOBAL      reads I0, I1, g, u_in, G (3 planes), the state; writes u_out, the state
+//                                                                 4+4+8+8+12+1 + 8+1 = 46 (F16 42)
+//   FUSED       residual pass: reads I0, I1, g, u, writes the row sums (8)       = 32 (28)
+//               update pass: reads the row sums, -G^-1, the state, u; writes u, the state
+//                                                                 8+12+1+8 + 8+1   = 38: 70 (66)
+//   MULTI_ITER  as GLOBAL with -G^-1 for G                                       = 46 (42)
+// FLOPs (add, sub, mul, div 1 each; floor, conversions, clamps and compares not counted), each
+// residual product counted once: the product 20 (the position 2, the fractions 2, the two row
+// lerps 6, the column lerp and it 4, r = it - g.u 4, gx r and gy r 2), the window sums 4 s (two
+// components, horizontal then vertical, s terms each), the update 12 (F32: the two products and
+// the sum per component 6, the step 2, its square 3, epsilon^2 1; GLOBAL's double Cramer rule 19).
+// Redundancy: residual products computed per pixel: GLOBAL s^2 (every window recomputes its own),
+// FUSED (kLkFusedCols + 2r) / kLkFusedCols, MULTI_ITER (32 + 2r)(th + 2r) / (32 th).
+Model lk_model(const State* st) {
+    Model m;
+    const Tuning& t = st->tun;
+    const double s = st->cfg.lk.window, k = t.precision == OF_PRECISION_F16 ? 4.0 : 0.0;
+    switch (t.variant) {
+    case OF_VARIANT_GLOBAL:
+        m.bytes = 46.0 - k;
+        m.flops = 20.0 + 4.0 * s + 19.0;
+        m.redundancy = s * s;
+        break;
+    case OF_VARIANT_FUSED:
+        m.bytes = 70.0 - k;
+        m.flops = 20.0 + 4.0 * s + 12.0;
+        m.redundancy = static_cast<double>(t.region_w) / kLkFusedCols;
+        break;
+    case OF_VARIANT_MULTI_ITER:
+    default:
+        m.bytes = 46.0 - k;
+        m.flops = 20.0 + 4.0 * s + 12.0;
+        m.redundancy = static_cast<double>(t.region_w) * t.region_h / (32.0 * t.tile_h);
+        break;
+    }
+    return m;
+}
+
 } // namespace
 
 Model model(const State* st, int w, int h, int iterations) {
     if (is_variational(st->cfg.algorithm)) return hs_model(st, w, h, iterations);
+    if (is_lk(st->cfg.algorithm)) return lk_model(st);
     Model m;
     const bool half = st->tun.precision == OF_PRECISION_F16;
     const double pass = half ? 40.0 : 64.0; // one fused read+write pass of u, p, constants

@@ -12,7 +12,23 @@ namespace oflow {
 namespace cuda {
 namespace hooks {
 
-enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate, Blur, HsPrepare, HsTensor, HsSolve };
+enum class Stage {
+    BlurH,
+    BlurV,
+    Resample,
+    Gradient,
+    Warp,
+    Upsample,
+    Iterate,
+    Blur,
+    HsPrepare,
+    HsTensor,
+    HsSolve,
+    LkGradient,
+    LkTensor,
+    LkConfidence,
+    LkStep
+};
 
 /// One stage on host planes (packed rows: pitch = width). Sizes must fit the context's maximum.
 ///  BlurH, BlurV: in[0] (w x h) -> out[0] (w x h), Gaussian make_gaussian(sigma)
@@ -33,6 +49,18 @@ enum class Stage { BlurH, BlurV, Resample, Gradient, Warp, Upsample, Iterate, Bl
 ///  HsTensor:     out = the five smoothed tensor channels j11, j12, j13, j22, j23 (CLG, rho > 0)
 ///  HsSolve:      `iterations` of the context's solver and variant from du = 0 (epsilon as
 ///                given, stop slot 0) -> out = du, dv; iterations_run as for Iterate.
+/// LK contexts (the level steps of cuda/lk_frame.cu at level 0, from in[0] = I0 and, for LkStep,
+/// in[1] = I1, in[2], in[3] = u1, u2; the context's window and min_eigen):
+///  LkGradient:   out = gx, gy as the later stages read them (F16: rounded to half)
+///  LkTensor:     out = the tensor's window sums g11, g12, g22 (G)
+///  LkConfidence: out[0] = the confidence, out[1] = the state (1 valid, 0 not), out[2..4] = what
+///                the context's steps read: G (GLOBAL) or the F32 coefficients k11, k12, k22 of
+///                -G^-1 (FUSED, MULTI_ITER; 0 where not valid or det <= 0)
+///  LkStep:       the setup, then up to `iterations` Newton steps of the context's variant
+///                (epsilon as given, stop slot 0) -> out[0..1] = u1, u2, out[2] = the state,
+///                out[3..4] = the window sums (X, Y) the last step that ran a pixel used there
+///                (0 where no step ran); iterations_run = the steps the level ran (the
+///                level ends when no pixel is active).
 struct StageRun {
     Stage stage;
     int w, h;
@@ -49,7 +77,9 @@ of_status run_stage(State* st, StageRun* r, const ErrorSink& err);
 
 /// Inner-loop benchmark: the context must have format F32. Uploads the frames (w x h, packed,
 /// 0..255), builds level 0 (presmooth), the gradient and the warp constants at u = 0, p = 0
-/// (HS / CLG: the warp, derivatives, tensor and coefficients at u = 0, du = 0).
+/// (HS / CLG: the warp, derivatives, tensor and coefficients at u = 0, du = 0; LK: the level's
+/// setup, gradient, tensor and confidence, at u = 0; LK's timed iterations are Newton steps,
+/// each with its count of active pixels as in frames).
 of_status bench_prepare(State* st, const float* i0, const float* i1, int w, int h, const ErrorSink& err);
 /// `runs` timings (CUDA events, ms) of `iterations` inner iterations each, epsilon 0, on the
 /// prepared level (u and p carry over from run to run).

@@ -134,6 +134,16 @@ int iterations_run(const State& st, const LevelDims& d, int stop_value, int iter
     return st.ops->iterations_run(st, d, stop_value, iterations);
 }
 
+of_status median_step(State& st, const LevelDims& d, int* ucur, const ErrorSink& err) {
+    const int median = static_cast<int>(st.cfg.median_size);
+    if (median <= 0) return OF_OK;
+    const DPlane<float2> u = st.plane<float2>(st.lay.u[*ucur], d);
+    OF_CUDA_TRY(launch_median_flow({u.p, u.w, u.h, u.pitch}, st.plane<float2>(st.lay.u[*ucur ^ 1], d), median, st.stream),
+                "median launch");
+    *ucur ^= 1;
+    return OF_OK;
+}
+
 namespace {
 
 // The converted frame goes to a scratch plane (scratch(frame): both frames are converted before
@@ -460,17 +470,11 @@ of_status tvl1_level(State& st, const LevelDims& d, int l, int* ucur, const Erro
     const int iterations = static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l));
     const DPlane<float> i1 = st.pyr(1, l, d);
     OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float4>(lay.i1g, d), s), "gradient launch");
-    const int median = static_cast<int>(cfg.median_size);
     for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
         of_status r = run_warp(st, d, l, *ucur, err);
         if (r == OF_OK) r = run_iterations(st, d, iterations, l * kMaxWarps + wp, cfg.epsilon, ucur, &pcur, err);
+        if (r == OF_OK) r = median_step(st, d, ucur, err);
         if (r != OF_OK) return r;
-        if (median > 0) { // u[ucur] -> u[ucur ^ 1]: precision-independent (float2 u planes)
-            const DPlane<float2> u = st.plane<float2>(lay.u[*ucur], d);
-            OF_CUDA_TRY(launch_median_flow({u.p, u.w, u.h, u.pitch}, st.plane<float2>(lay.u[*ucur ^ 1], d), median, s),
-                        "median launch");
-            *ucur ^= 1;
-        }
     }
     return OF_OK;
 }
@@ -495,7 +499,7 @@ void tvl1_iteration_kernels(const State& st, char* prefix, std::size_t n) {
 
 } // namespace
 
-const AlgoOps kTvl1Ops = {"tvl1", tvl1_level, tvl1_launches, tvl1_iterations_run, tvl1_iteration_kernels};
+const AlgoOps kTvl1Ops = {"tvl1", tvl1_level, tvl1_launches, tvl1_iterations_run, tvl1_iteration_kernels, nullptr};
 
 } // namespace cuda
 } // namespace oflow

@@ -43,6 +43,11 @@ cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, st
 /// Every float of a w x h plane, rows `stride` bytes apart (device or mapped memory), := value
 /// (the validity output's confidence FLT_MAX: not a repeated byte, so no cudaMemset).
 cudaError_t launch_fill_rows(float* dst, std::size_t stride, int w, int h, float value, cudaStream_t s);
+/// The validity plane of an algorithm with a rejection rule from its confidence plane conf (the
+/// plane's size): mask (uint8 255 where conf >= min_conf, else 0) or the confidence floats, rows
+/// `stride` bytes apart (device or mapped memory).
+cudaError_t launch_write_validity(DPlane<const float> conf, float min_conf, bool mask, void* dst, std::size_t stride,
+                                  cudaStream_t s);
 
 // ---- warp_cuda.cu -------------------------------------------------------------------------
 template <class T2>

@@ -67,6 +67,22 @@ bool plane(const LevelDims& d, std::size_t elem, std::size_t* out) {
            mul(*out, elem, out);
 }
 
+// The block of HS's and LK's resolutions: the config's, else the table row's where it applies
+// (row_block), else bw0 x bh0; rows, depth 1, no bound, no shared memory (the caller sets what its
+// variant needs). Fails unless the block holds 1..1024 threads.
+of_status base_shape(const of_config& cfg, const LaunchDefaults* d, bool row_block, int bw0, int bh0, Tuning* t,
+                     const ErrorSink& err) {
+    t->bw = cfg.block_width ? static_cast<int>(cfg.block_width) : (row_block ? d->bw : bw0);
+    t->bh = cfg.block_height ? static_cast<int>(cfg.block_height) : (row_block ? d->bh : bh0);
+    t->rows = 1;
+    t->depth = 1;
+    t->bound = 0;
+    t->shared_bytes = 0;
+    if (t->bw < 1 || t->bh < 1 || t->bw * t->bh > 1024)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d: 1..1024 threads", t->bw, t->bh);
+    return OF_OK;
+}
+
 } // namespace
 
 std::size_t format_bytes(of_pixel_format f) {
@@ -164,14 +180,8 @@ of_status hs_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tunin
     // A table row's block applies when it is for this variant (and, for the 32-lane kernel, 32 wide:
     // the thesis's Shared_Fusion rows are 64x8, a shape that kernel cannot take).
     const bool row_block = from_table && (!lanes32 || d->bw == 32);
-    t->bw = cfg.block_width ? static_cast<int>(cfg.block_width) : (row_block ? d->bw : (sor ? kHsSorBlockX : 32));
-    t->bh = cfg.block_height ? static_cast<int>(cfg.block_height) : (row_block ? d->bh : (sor ? kHsSorBlockY : 8));
-    t->rows = 1;
-    t->depth = 1;
-    t->bound = 0;
-    t->shared_bytes = 0;
-    if (t->bw < 1 || t->bh < 1 || t->bw * t->bh > 1024)
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d: 1..1024 threads", t->bw, t->bh);
+    const of_status s = base_shape(cfg, d, row_block, sor ? kHsSorBlockX : 32, sor ? kHsSorBlockY : 8, t, err);
+    if (s != OF_OK) return s;
     if (lanes32) {
         if (t->bw != 32 || t->bh > kMultiMaxWarps)
             return err.fail(OF_ERR_INVALID_ARGUMENT,
@@ -219,6 +229,54 @@ of_status hs_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tunin
     return OF_OK;
 }
 
+of_status lk_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tuning* t, const ErrorSink& err) {
+    const bool table = d && d->has;
+    t->precision = cfg.precision == OF_PRECISION_F16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    // Without a table row: FUSED, the variant measured fastest (oflow-bench --lk, H100: FUSED F32
+    // 16.7x GLOBAL F32 per step at 4096^2, window 11; MULTI_ITER 3-8 % slower in frames).
+    const of_variant v = cfg.variant != OF_VARIANT_AUTO ? cfg.variant : (table ? d->variant : OF_VARIANT_FUSED);
+    t->variant = v;
+    const bool lanes32 = v != OF_VARIANT_GLOBAL;
+    const bool row_block = table && d->variant == v && (!lanes32 || d->bw == 32);
+    const of_status s = base_shape(cfg, d, row_block, 32, 8, t, err);
+    if (s != OF_OK) return s;
+    const int r = (static_cast<int>(cfg.lk.window) - 1) / 2;
+    t->tile_w = t->region_w = t->bw;
+    t->tile_h = t->region_h = t->bh;
+    if (lanes32) {
+        if (t->bw != 32 || t->bh > kLkMaxWarps)
+            return err.fail(OF_ERR_INVALID_ARGUMENT,
+                            "config: LK %s block %dx%d: the width must be 32 (one lane per column) and the height "
+                            "1..%d warps",
+                            v == OF_VARIANT_FUSED ? "FUSED" : "MULTI_ITER", t->bw, t->bh, kLkMaxWarps);
+        if (v == OF_VARIANT_FUSED) {
+            // The update's tile (its launch reduces); the residual pass computes kLkFusedCols + 2r
+            // columns for kLkFusedCols.
+            t->tile_h = t->bh * kLkFusedRows;
+            t->region_w = kLkFusedCols + 2 * r;
+            t->region_h = 1;
+            t->shared_bytes = lk_fused_shared_bytes(t->bh, r);
+        } else {
+            int rows = row_block && d->rows > 1 ? d->rows : kLkTileRows;
+            if (rows != 1 && rows != 2 && rows != 4 && rows != 8)
+                return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: LK MULTI_ITER holds 1, 2, 4 or 8 rows per thread, not %d",
+                                rows);
+            while (rows > 1 && lk_tile_shared_bytes(t->bh, rows, r) > kMaxDynamicShared) rows /= 2;
+            t->rows = rows;
+            t->tile_h = t->bh * rows;
+            t->region_w = 32 + 2 * r;
+            t->region_h = t->tile_h + 2 * r;
+            t->shared_bytes = lk_tile_shared_bytes(t->bh, rows, r);
+        }
+    }
+    if (t->shared_bytes > kMaxDynamicShared)
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "config: LK block %dx%d with window %u needs %zu bytes of shared memory, more than the %zu every "
+                        "board allows",
+                        t->bw, t->bh, cfg.lk.window, t->shared_bytes, kMaxDynamicShared);
+    return OF_OK;
+}
+
 of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->levels = dev_pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
                                  cfg, l->dims);
@@ -245,10 +303,15 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     if (!mul(f32, 2, &scratch)) return OF_ERR_OVERFLOW;
     const bool pingpong_p = t.variant != OF_VARIANT_GLOBAL;
 
-    // Blocks of one iteration launch at the largest level: one partial sum each.
-    const std::size_t bx = (w0 + static_cast<std::size_t>(t.tile_w) - 1) / static_cast<std::size_t>(t.tile_w);
-    const std::size_t by = (h0 + static_cast<std::size_t>(t.tile_h) - 1) / static_cast<std::size_t>(t.tile_h);
-    l->partial_count = bx * by;
+    // Blocks of one iteration launch at the largest level: one partial sum each. LK's
+    // confidence launch (its valid count) has plane blocks.
+    const bool hs = is_variational(cfg.algorithm), lk = is_lk(cfg.algorithm), tvl1 = !hs && !lk;
+    const auto blocks = [&](int tw, int th) {
+        return ((w0 + static_cast<std::size_t>(tw) - 1) / static_cast<std::size_t>(tw)) *
+               ((h0 + static_cast<std::size_t>(th) - 1) / static_cast<std::size_t>(th));
+    };
+    l->partial_count = blocks(t.tile_w, t.tile_h);
+    if (lk && blocks(kPlaneBlockX, kPlaneBlockY) > l->partial_count) l->partial_count = blocks(kPlaneBlockX, kPlaneBlockY);
 
     Carver c;
     l->pyr[0] = c.take(pyr_bytes);
@@ -257,18 +320,17 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->raw[0] = c.take(raw);
     l->raw[1] = c.take(raw);
     l->scratch = c.take(scratch);
-    const bool hs = is_variational(cfg.algorithm);
     const bool sor = hs && cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
-    l->i1g = c.take(hs ? 0 : f4);
+    l->i1g = c.take(tvl1 ? f4 : 0);
     l->u[0] = c.take(f2);
     l->u[1] = c.take(f2);
-    l->px[0] = c.take(hs ? 0 : t2);
-    l->py[0] = c.take(hs ? 0 : t2);
-    l->px[1] = pingpong_p && !hs ? c.take(t2) : l->px[0];
-    l->py[1] = pingpong_p && !hs ? c.take(t2) : l->py[0];
-    l->g = c.take(hs ? 0 : t2);
-    l->rc = c.take(hs ? 0 : f32);
-    l->gr = c.take(hs || t.precision == OF_PRECISION_F16 ? 0 : f32);
+    l->px[0] = c.take(tvl1 ? t2 : 0);
+    l->py[0] = c.take(tvl1 ? t2 : 0);
+    l->px[1] = pingpong_p && tvl1 ? c.take(t2) : l->px[0];
+    l->py[1] = pingpong_p && tvl1 ? c.take(t2) : l->py[0];
+    l->g = c.take(tvl1 ? t2 : 0);
+    l->rc = c.take(tvl1 ? f32 : 0);
+    l->gr = c.take(!tvl1 || t.precision == OF_PRECISION_F16 ? 0 : f32);
     // HS / CLG: an SOR slot holds both half planes (each hs_half_pitch rows: dev_pitch(ceil(w/2))).
     std::size_t slot = t2, split = 0, tensor = 0;
     if (sor) {
@@ -285,7 +347,16 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->hs_tensor = c.take(tensor);
     for (int k = 0; k < 3; ++k) l->hs_coef[k] = c.take(l->hs_slot);
     for (int k = 0; k < 2; ++k) l->hs_du[k] = c.take(l->hs_slot);
-    l->robust = hs ? l->hs_deriv : l->i1g;
+    // LK: the gradient pairs, the box sums (4 planes: 3 tensor channels, or 2 float2 planes), the
+    // tensor (3 planes), the confidence and the state bytes.
+    std::size_t f32x3 = 0, f32x4 = 0, bytes = 0;
+    if (!mul(f32, 3, &f32x3) || !mul(f32, 4, &f32x4) || !plane(d0, 1, &bytes)) return OF_ERR_OVERFLOW;
+    l->lk_g = c.take(lk ? t2 : 0);
+    l->lk_box = c.take(lk ? f32x4 : 0);
+    l->lk_tensor = c.take(lk ? f32x3 : 0);
+    l->lk_conf = c.take(lk ? f32 : 0);
+    l->lk_state = c.take(lk ? bytes : 0);
+    l->robust = hs ? l->hs_deriv : lk ? l->lk_box : l->i1g;
     l->ctrl = c.take(sizeof(Ctrl));
     std::size_t partial_bytes = 0;
     if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;
@@ -300,6 +371,9 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->stage_flow = 0; // the flow comes back after the frames went up: same bytes
     s.off = frames_end > flow ? frames_end : flow;
     l->stage_ctrl = s.take((kStopSlots + 2) * sizeof(int));
+    std::size_t valid = 0;
+    if (lk && !mul(w0 * h0, 4, &valid)) return OF_ERR_OVERFLOW;
+    l->stage_valid = s.take(valid);
     if (!s.end(&l->pinned_bytes)) return OF_ERR_OVERFLOW;
     return OF_OK;
 }

@@ -211,7 +211,8 @@ struct DevLayout {
     std::size_t rc;                  // F32 rho_c
     std::size_t gr;                  // F32 |grad I1w|^2 (F32 precision only; else 0 bytes)
     std::size_t robust;              // 3 F32 planes of the local normalisation, free until a
-                                     // level's first stage reads the slot (TV-L1: i1g; HS: hs_deriv)
+                                     // level's first stage reads the slot (TV-L1: i1g; HS: hs_deriv;
+                                     // LK: lk_box)
     // HS / CLG (config.algorithm OF_ALGO_HS or OF_ALGO_CLG; every TV-L1 slot above from i1g to gr
     // is then 0 bytes, and these are 0 bytes for TV-L1). Slots are level-0 sized; an SOR solve
     // keeps its coefficient and increment planes in the split layout (hs_cuda.cuh: red half plane
@@ -222,6 +223,18 @@ struct DevLayout {
     std::size_t hs_coef[3];          // T2 coefficient pairs: diag, off, rhs
     std::size_t hs_du[2];            // T2 (du, dv), ping-pong
     std::size_t hs_slot;             // bytes of one hs_coef / hs_du slot
+    // Lucas-Kanade (config.algorithm OF_ALGO_LK, lk_cuda.cuh; 0 bytes for the others, and every
+    // TV-L1 and HS slot above is 0 bytes for LK). Level-0 sized like the rest.
+    std::size_t lk_g;                // T2 (gx, gy): frame 0's Scharr gradient at the current level
+    std::size_t lk_box;              // 4 F32 planes: the tensor's horizontal box sums (planes 0..2);
+                                     // as float2 planes, pair 0 = FUSED's horizontal sums of the
+                                     // residual products, pair 1 = the window sums a test hook asks
+                                     // for; before the first level also the local normalisation's
+    std::size_t lk_tensor;           // 3 F32 planes: G (GLOBAL) or the coefficients of -G^-1 (FUSED,
+                                     // MULTI_ITER) of the current level
+    std::size_t lk_conf;             // F32 confidence of the current level: after a frame, level 0's
+                                     // (the validity output)
+    std::size_t lk_state;            // uint8 per pixel (pitch bytes a row): 1 valid and stepping, 0 not
     std::size_t ctrl;                // Ctrl
     std::size_t partials;            // F32 per-block partial sums of the epsilon reduction
     std::size_t red_partials;        // HS GLOBAL SOR: the red half-sweep's (partial_count floats), else 0
@@ -233,15 +246,19 @@ struct DevLayout {
     std::size_t stage_flow;
     std::size_t stage_ctrl;          // kStopSlots + 2 ints: stop[], then nonfinite at index
                                      // kStageNonfinite and top at kStageTop
+    std::size_t stage_valid;         // LK: the level-0 confidence on its way to a host validity plane
+                                     // (max_width x max_height floats, packed rows); 0 bytes otherwise
     std::size_t pinned_bytes;
 };
 
 /// OF_ERR_OVERFLOW when a size does not fit in size_t. Carves the buffers of cfg.algorithm's
-/// CUDA path (TV-L1's, or HS/CLG's: is_variational).
+/// CUDA path (TV-L1's, HS/CLG's: is_variational, or LK's: is_lk).
 of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l);
 
 /// HS and CLG: the variational family of hs_cuda.cuh (its layout, tuning and frame steps).
 inline bool is_variational(of_algorithm a) { return a == OF_ALGO_HS || a == OF_ALGO_CLG; }
+/// Lucas-Kanade (lk_cuda.cuh: its layout, tuning and frame steps).
+inline bool is_lk(of_algorithm a) { return a == OF_ALGO_LK; }
 
 /// HS / CLG launch shapes (hs_cuda.cuh). Jacobi: GLOBAL (one launch per iteration, any block
 /// up to 1024 threads, default 32x8), FUSED (the MULTI_ITER kernel at depth 1, kHsRowsFused
@@ -262,6 +279,41 @@ inline int hs_multi_cols(of_precision p) { return p == OF_PRECISION_F16 ? 2 : 1;
 const int kHsCoarseDepth = 12;
 const int kHsSorBlockX = 32, kHsSorBlockY = 8;
 of_status hs_resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
+
+/// Lucas-Kanade launch shapes (lk_cuda.cuh has the kernels). Every variant runs the same Newton
+/// steps; they differ in how a step's window sums are formed:
+///  - GLOBAL: one launch per step, one thread per pixel summing its s x s window directly (every
+///    bilinear sample of the window recomputed: s^2 per pixel), any block up to 1024 threads,
+///    default 32x8 (the plain baseline);
+///  - FUSED: two launches per step, separable passes: the residual products of a row segment of
+///    kLkFusedCols columns (plus the window's halo) with their horizontal box sums, one warp a
+///    row; then the vertical box sums of a 32 x (bh * kLkFusedRows) tile from shared memory with
+///    the Newton update, in place;
+///  - MULTI_ITER: one launch per step, a shared-memory tile: the residual products of a
+///    (32 + 2r) x (bh * rows + 2r) region, its horizontal then vertical box sums, the update of
+///    the 32 x (bh * rows) tile; rows = kLkTileRows, halved while the tile's shared memory
+///    exceeds kMaxDynamicShared (window 33: 2 rows at 8 warps). LK has no temporal blocking
+///    (a step's window reaches r pixels, so P steps in one launch would need a halo of P r).
+/// FUSED and MULTI_ITER blocks are 32 x bh, bh 1..kLkMaxWarps (default 8); the table's block
+/// applies when its row is for the variant that runs (and, for those two, 32 wide), a row's
+/// `rows` (1, 2, 4 or 8) sets MULTI_ITER's rows. depth is 1. AUTO without a table row: FUSED
+/// (measured fastest; the tables' LK rows say FUSED too).
+const int kLkMaxWarps = 8;
+const int kLkFusedCols = 128;
+const int kLkFusedRows = 4;
+const int kLkTileRows = 4;
+/// Dynamic shared memory of LK's kernels for box radius r and bh warps (rows: MULTI_ITER's).
+inline std::size_t lk_tile_shared_bytes(int bh, int rows, int r) {
+    const std::size_t th = static_cast<std::size_t>(bh) * static_cast<std::size_t>(rows) + 2u * static_cast<std::size_t>(r);
+    return 8u * th * (64u + 2u * static_cast<std::size_t>(r)); // residual products (32 + 2r) x th, their row sums 32 x th
+}
+inline std::size_t lk_fused_shared_bytes(int bh, int r) {
+    const std::size_t rows = static_cast<std::size_t>(bh), rr = 2u * static_cast<std::size_t>(r);
+    const std::size_t residual = 8u * rows * (static_cast<std::size_t>(kLkFusedCols) + rr);
+    const std::size_t update = 8u * 32u * (rows * static_cast<std::size_t>(kLkFusedRows) + rr);
+    return residual > update ? residual : update;
+}
+of_status lk_resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
 
 /// Bytes per pixel of an input format.
 std::size_t format_bytes(of_pixel_format f);

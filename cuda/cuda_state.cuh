@@ -31,12 +31,18 @@ struct AlgoOps {
     /// The KernelList name prefix of the iteration kernels the tuning selected, whose block
     /// create() checks against what they can launch.
     void (*iteration_kernels)(const State& st, char* prefix, std::size_t n);
+    /// The validity output (of_flow.valid): the device plane holding, after a frame, each pixel's
+    /// level-0 confidence (the frame's level-0 size, pitch dev_pitch(width) floats), and in
+    /// *min_conf the smallest valid value; nullptr (the member or its result): every pixel is
+    /// valid (Algorithm::confidence_plane -1).
+    const float* (*confidence)(const State& st, float* min_conf);
 };
 extern const AlgoOps kTvl1Ops; // cuda_frame.cu
 extern const AlgoOps kHsOps;   // hs_frame.cu (HS and CLG)
+extern const AlgoOps kLkOps;   // lk_frame.cu
 
 struct State {
-    const AlgoOps* ops;        // the algorithm's steps (kTvl1Ops, kHsOps)
+    const AlgoOps* ops;        // the algorithm's steps (kTvl1Ops, kHsOps, kLkOps)
     of_config cfg;             // validated copy (pointer fields are not dereferenced)
     Tuning tun;
     DevLayout lay;
@@ -135,6 +141,10 @@ of_status run_iterations(State& st, const LevelDims& d, int iterations, int slot
 /// (st.ops->iterations_run).
 int iterations_run(const State& st, const LevelDims& d, int stop_value, int iterations);
 
+/// The median filter of the flow (config.median_size 3 or 5; nothing when 0) after a warp or a
+/// level: u[*ucur] -> u[*ucur ^ 1], *ucur updated. Precision-independent (float2 u planes).
+of_status median_step(State& st, const LevelDims& d, int* ucur, const ErrorSink& err);
+
 /// Iterations run by `launches` launches of at most `depth` iterations each that stopped after
 /// launch stop_value (every iteration when it did not stop): the TV-L1 and HS rule alike.
 int iterations_by_launch(int stop_value, int iterations, int depth);
@@ -151,6 +161,18 @@ of_status hs_solve(State& st, const LevelDims& d, int iterations, int slot, floa
 /// pairs T2 in `a`, `b` device planes (F32), for the hooks.
 of_status hs_unpack_increment(State& st, const LevelDims& d, int side, DPlane<float> a, DPlane<float> b,
                               const ErrorSink& err);
+
+// ---- Lucas-Kanade (lk_frame.cu): bench and test hooks on one level --------------------------
+/// The level's setup (lk_cuda.cuh): frame 0's gradient, the tensor's window sums, the confidence
+/// and state of level `level` (size d), at the frame's stop slot `slot` (-1 when no pixel is
+/// valid; slot < 0: no count). keep_g: the tensor slot keeps G whatever the variant (a hook's
+/// view of the window sums), else what the variant's steps read.
+of_status lk_prepare_level(State& st, const LevelDims& d, int level, int slot, bool keep_g, const ErrorSink& err);
+/// `steps` Newton steps of the configured variant on level `level` from the flow u[*ucur] (stop
+/// slot `slot`: the level ends when no pixel is active; slot < 0: every step runs), updating
+/// *ucur. sums: also write each stepped pixel's window sums into DevLayout::lk_box's float2 pair 1.
+of_status lk_steps(State& st, const LevelDims& d, int level, int steps, int slot, int* ucur, bool sums,
+                   const ErrorSink& err);
 
 } // namespace cuda
 } // namespace oflow

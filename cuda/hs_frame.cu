@@ -175,21 +175,14 @@ of_status add_increment(State& st, const LevelDims& d, int ucur, int side, const
 of_status hs_level(State& st, const LevelDims& d, int l, int* ucur, const ErrorSink& err) {
     const of_config& cfg = st.cfg;
     const int iterations = static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l));
-    const int median = static_cast<int>(cfg.median_size);
     for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
         of_status r = hs_prepare_warp(st, d, l, *ucur, err);
         int side = 0;
         if (r == OF_OK) r = hs_solve(st, d, iterations, l * kMaxWarps + wp, cfg.epsilon, true, &side, err);
         if (r == OF_OK)
             r = is_f16(st) ? add_increment<__half2>(st, d, *ucur, side, err) : add_increment<float2>(st, d, *ucur, side, err);
+        if (r == OF_OK) r = median_step(st, d, ucur, err);
         if (r != OF_OK) return r;
-        if (median > 0) { // u[ucur] -> u[ucur ^ 1]
-            const DPlane<float2> u = st.plane<float2>(st.lay.u[*ucur], d);
-            OF_CUDA_TRY(launch_median_flow({u.p, u.w, u.h, u.pitch}, st.plane<float2>(st.lay.u[*ucur ^ 1], d), median,
-                                           st.stream),
-                        "median launch");
-            *ucur ^= 1;
-        }
     }
     return OF_OK;
 }
@@ -300,7 +293,7 @@ of_status hs_unpack_increment(State& st, const LevelDims& d, int side, DPlane<fl
     return is_f16(st) ? unpack_t<__half2>(st, d, side, a, b, err) : unpack_t<float2>(st, d, side, a, b, err);
 }
 
-const AlgoOps kHsOps = {"hs", hs_level, hs_launches, hs_iterations_run, hs_iteration_kernels};
+const AlgoOps kHsOps = {"hs", hs_level, hs_launches, hs_iterations_run, hs_iteration_kernels, nullptr};
 
 } // namespace cuda
 } // namespace oflow

@@ -175,6 +175,20 @@ __global__ void __launch_bounds__(kBX * kBY) k_fill_rows(float* dst, std::size_t
     reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(dst) + static_cast<std::size_t>(y) * stride)[x] = value;
 }
 
+// The validity plane from a confidence plane (rows `stride` bytes apart): mask 255 where
+// conf >= min_conf, else 0, or the confidence itself (write_validity, core/flow_driver.cpp).
+__global__ void __launch_bounds__(kBX * kBY) k_write_validity(DPlane<const float> conf, float min_conf, int mask,
+                                                        unsigned char* dst, std::size_t stride) {
+    int x, y;
+    if (!plane_pixel(conf.w, conf.h, &x, &y)) return;
+    const float c = conf.row(y)[x];
+    unsigned char* row = dst + static_cast<std::size_t>(y) * stride;
+    if (mask)
+        row[x] = c >= min_conf ? 255 : 0;
+    else
+        reinterpret_cast<float*>(row)[x] = c;
+}
+
 } // namespace
 
 cudaError_t launch_convert(const void* src, std::size_t stride, of_pixel_format fmt, DPlane<float> dst,
@@ -246,6 +260,13 @@ cudaError_t launch_fill_rows(float* dst, std::size_t stride, int w, int h, float
     return cudaGetLastError();
 }
 
+cudaError_t launch_write_validity(DPlane<const float> conf, float min_conf, bool mask, void* dst, std::size_t stride,
+                                  cudaStream_t s) {
+    k_write_validity<<<plane_grid(conf.w, conf.h), dim3(kBX, kBY), 0, s>>>(conf, min_conf, mask ? 1 : 0,
+                                                                           static_cast<unsigned char*>(dst), stride);
+    return cudaGetLastError();
+}
+
 void list_pyramid_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_convert<OF_PIXEL_U8>), "convert_u8");
     l->add(reinterpret_cast<const void*>(&k_convert<OF_PIXEL_U16>), "convert_u16");
@@ -259,6 +280,7 @@ void list_pyramid_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_gradient), "gradient");
     l->add(reinterpret_cast<const void*>(&k_write_planar), "write_planar");
     l->add(reinterpret_cast<const void*>(&k_fill_rows), "fill_rows");
+    l->add(reinterpret_cast<const void*>(&k_write_validity), "write_validity");
 }
 
 } // namespace cuda

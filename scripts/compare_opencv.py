@@ -23,7 +23,15 @@ of OpenCV's VariationalRefinement (also red-black SOR on split planes; timed as 
 two SOR counts) against oflow's (oflow-bench --cpu), 1 thread each, same size. sor_anchor()'s
 docstring says what each iteration computes per pixel and how the work differs.
 
-Usage: scripts/compare_opencv.py --sor-anchor [--size 640x480] [--repeat 5]
+--lk: dense pyramidal Lucas-Kanade against OpenCV's calcOpticalFlowPyrLK tracking every pixel:
+flow agreement, EPE, validity, the regions where the two disagree and why, and the time of both
+at 1 thread. lk_peer()'s docstring has the settings, the minEigThreshold conversion and the
+method.
+
+Usage: scripts/compare_opencv.py --cli build/host/samples/oflow-cli --lk
+           [--lk-sizes 160x120,320x240] [--window 11] [--min-eigen 1] [--lk-iters 10]
+           [--epsilon 0.01] [--levels 0] [--lk-raised-iters 50] [--repeat 5] [--cases ...]
+       scripts/compare_opencv.py --sor-anchor [--size 640x480] [--repeat 5]
            [--bench build/host/samples/bench/oflow-bench | --bench-json FILE]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli [--size 640x480] [--threads 1]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli --exposure [--quick]
@@ -48,6 +56,8 @@ except ImportError:
     sys.exit("compare_opencv: needs Debian's python3-opencv (run with /usr/bin/python3)")
 
 CASES = ["translation", "rotation-zoom", "smooth-field", "occlusion", "noise-gain"]
+# --lk: the seven synthetic cases of `oflow-cli --synth all` (docs/accuracy.md section 11).
+LK_CASES = CASES + ["fine-texture", "camera-motion"]
 # The exposure grid: case -> extra flags for --synth (fine-texture samples the fine texture).
 EXPOSURE_CASES = {"fine-texture": ["--texture", "fine"], "smooth-field": [], "camera-motion": []}
 GAINS = [0.8, 0.9, 0.98, 1.02, 1.1, 1.25]
@@ -286,6 +296,310 @@ def sor_anchor(a, tmp):
           f"{row['bytes_per_px_it']:.0f} B (this function's docstring)")
 
 
+def lk_min_eig_threshold(min_eigen):
+    """OpenCV's minEigThreshold equivalent to oflow's lk.min_eigen (lk_peer's docstring): / 1024."""
+    return min_eigen / 1024.0
+
+
+def dense_points(w, h):
+    """Every pixel of a w x h frame as calcOpticalFlowPyrLK's prevPts (N x 1 x 2 float32, row by row)."""
+    ys, xs = np.mgrid[0:h, 0:w]
+    return np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float32).reshape(-1, 1, 2)
+
+
+def opencv_lk(i0, i1, pts, window, levels, iters, epsilon, min_eigen, flags=0):
+    """calcOpticalFlowPyrLK on every pixel: (flow h x w x 2, status h x w bool, err h x w)."""
+    h, w = i0.shape
+    nxt, st, err = cv2.calcOpticalFlowPyrLK(
+        i0, i1, pts, None, winSize=(window, window), maxLevel=levels - 1,
+        criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iters, epsilon),
+        flags=flags, minEigThreshold=lk_min_eig_threshold(min_eigen))
+    return (nxt - pts).reshape(h, w, 2), st.reshape(h, w).astype(bool), err.reshape(h, w)
+
+
+def oflow_lk(a, f0, f1, gtp, prefix, levels, iters, epsilon, min_eigen=None, repeat=1):
+    """oflow-cli's plain LK on the PNG pair: (flow, validity mask as bool, the --json object)."""
+    flo, valid = prefix + "_lk.flo", prefix + "_lk_valid.png"
+    out = json.loads(run_cli(a.cli, [
+        f0, f1, "--gt", gtp, "-o", flo, "--valid", valid, "--algo", "lk", "--window", str(a.window),
+        "--min-eigen", repr(a.min_eigen if min_eigen is None else min_eigen), "--iters", str(iters),
+        "--epsilon", repr(epsilon), "--levels", str(levels), "--scale", "0.5", "--robust", "none",
+        "--presmooth", "0", "--median", "0", "--threads", "1", "--backend", "reference",
+        "--repeat", str(repeat), "--json"]))
+    if out["coarsest"] != levels - 1:
+        raise CliError(f"oflow-cli solved from level {out['coarsest']}, not {levels - 1}")
+    return read_flo(flo), cv2.imread(valid, cv2.IMREAD_GRAYSCALE) == 255, out
+
+
+def lk_regions(gt, r):
+    """Disjoint masks of lk_peer()'s docstring, in priority order: out, edge, boundary, interior."""
+    h, w = gt.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w]
+    mx, my = xs + gt[..., 0], ys + gt[..., 1]
+    leaves = ((mx < 0) | (mx > w - 1) | (my < 0) | (my > h - 1)).astype(np.uint8)
+    out = cv2.dilate(leaves, np.ones((2 * r + 1, 2 * r + 1), np.uint8),
+                     borderType=cv2.BORDER_CONSTANT, borderValue=0) > 0
+    edge = ((xs < r + 1) | (xs > w - 2 - r) | (ys < r + 1) | (ys > h - 2 - r)) & ~out
+    jump = np.zeros((h, w), bool)
+    jx = np.abs(np.diff(gt, axis=1)).max(axis=2) > 0.5
+    jy = np.abs(np.diff(gt, axis=0)).max(axis=2) > 0.5
+    jump[:, 1:] |= jx
+    jump[:, :-1] |= jx
+    jump[1:, :] |= jy
+    jump[:-1, :] |= jy
+    near = cv2.dilate(jump.astype(np.uint8), np.ones((4 * r + 1, 4 * r + 1), np.uint8),
+                      borderType=cv2.BORDER_CONSTANT, borderValue=0) > 0
+    boundary = near & ~out & ~edge
+    return {"out": out, "edge": edge, "boundary": boundary, "interior": ~out & ~edge & ~boundary}
+
+
+def lk_stats(of, ov, cf, cv_valid, gt, regions=None):
+    """Agreement (< 0.1 px, where both are valid) and EPE of both, overall and per region."""
+    both = ov & cv_valid
+    d = np.linalg.norm(of - cf, axis=2)
+    eo, ec = np.linalg.norm(of - gt, axis=2), np.linalg.norm(cf - gt, axis=2)
+
+    def on(m):
+        m = m & both
+        n = int(m.sum())
+        if n == 0:
+            return {"n": 0, "agree": float("nan"), "epe_of": float("nan"), "epe_cv": float("nan"),
+                    "median_d": float("nan")}
+        return {"n": n, "agree": 100.0 * float((d[m] < 0.1).mean()), "epe_of": float(eo[m].mean()),
+                "epe_cv": float(ec[m].mean()), "median_d": float(np.median(d[m]))}
+
+    s = on(np.ones_like(both))
+    s.update(epe_of_all=float(eo.mean()), epe_cv_all=float(ec.mean()),
+             valid_of=100.0 * float(ov.mean()), valid_cv=100.0 * float(cv_valid.mean()))
+    if regions is not None:
+        h, w = both.shape
+        ys, xs = np.mgrid[0:h, 0:w]
+        odd = (xs % 2 == 1) & (ys % 2 == 1)
+        s["regions"] = {k: dict(on(m), share=100.0 * float(m.mean())) for k, m in regions.items()}
+        bad = both & regions["interior"] & (d >= 0.1)
+        s["interior_bad"] = int(bad.sum())
+        s["interior_bad_odd"] = 100.0 * float(odd[bad].mean()) if bad.any() else float("nan")
+        s["agree_in_frame"] = on(~regions["out"])["agree"]
+        cv_bad = ~cv_valid
+        s["cv_invalid_out"] = 100.0 * float(regions["out"][cv_bad].mean()) if cv_bad.any() else float("nan")
+    return s
+
+
+def lk_peer(a, tmp):
+    """Dense pyramidal LK: oflow's reference path against OpenCV's calcOpticalFlowPyrLK on every pixel.
+
+    Frames: `oflow-cli --synth CASE --size WxH --save-frames` (8-bit PNGs and the exact ground
+    truth) for the seven synthetic cases at each of --lk-sizes. Both read the same PNGs.
+
+    oflow: `--algo lk --window s --min-eigen m --iters n --epsilon e --levels L --scale 0.5
+    --robust none --presmooth 0 --median 0 --threads 1 --backend reference`: the plain LK that
+    OpenCV runs (its defaults local-norm and presmooth 0.8 would change the frames OpenCV sees;
+    the texture rule is off with explicit levels). L = --levels, or 0: oflow's automatic count
+    (size rule, coarsest side >= 16: 3 levels at 160x120, 4 at 320x240).
+
+    OpenCV (4.6, modules/video/src/lkpyramid.cpp): every pixel a point, winSize (s, s),
+    maxLevel L - 1 (its own pyramid stops where a side would be <= s; checked below with
+    buildOpticalFlowPyramid), criteria COUNT|EPS with n and e, cv2.setNumThreads(1).
+      - Iterations and epsilon mean the same: OpenCV squares criteria.epsilon and stops a point
+        once |delta|^2 <= e^2; oflow stops a pixel once |delta|^2 < e^2. OpenCV also stops when two
+        successive steps nearly cancel (|delta + delta_prev| < 0.01 per component, then it moves
+        back half a step), which oflow lacks: the --lk-raised-iters run measures what stopping
+        does (n raised, e = 0 on both sides; OpenCV caps n at 100).
+      - minEigThreshold. oflow: g = Scharr / 32 (grey levels per px: weights 3, 10, 3 over
+        32), G = sum over the s x s window of g g^T, valid when lambda_min(G) / s^2 >= m
+        (core/lk_kernels.hpp). OpenCV: calcSharrDeriv stores the integer Scharr sums (weights
+        3, 10, 3, not divided: 32 g), LKTrackerInvoker sums their products over the window in
+        float and scales by FLT_SCALE = 2^-20, so A = 32^2 G / 2^20 = G / 1024, and
+        minEig = lambda_min(A) / (winSize.width winSize.height) = (lambda_min(G) / s^2) / 1024.
+        So minEigThreshold = m / 1024 (oflow's default 1 -> 9.765625e-4; OpenCV's default
+        1e-4 is oflow's 0.1024). The conversion is checked below: at a threshold that rejects
+        30 % of translation's interior windows, oflow's validity mask and OpenCV's level-0
+        minEig (flag OPTFLOW_LK_GET_MIN_EIGENVALS) against it agree pixel for pixel.
+      - Validity: status. It is false where level 0's window fails the threshold (as oflow's
+        mask) and also where the tracked point left the frame by more than a window, which
+        oflow's mask does not flag (it measures texture only).
+
+    Per case and size: the agreement (share of the pixels valid on both sides whose flows differ
+    by < 0.1 px), the EPE of both over those pixels and over every pixel (each side's flow where
+    it says invalid included), and the valid shares. Where they disagree, the pixels are split
+    into disjoint regions from the ground truth (r = (s - 1) / 2), in this order:
+      out:      some pixel q of the window W(p) is matched outside the frame (q + gt(q) leaves
+                it): OpenCV samples frame 1's reflect-101 border there (buildOpticalFlowPyramid's
+                pyrBorder), oflow sets that residual to 0 (core/lk_kernels.hpp);
+      edge:     W(p), with the Scharr's 1 px, crosses the frame edge (matches inside): OpenCV's
+                derivatives are 0 outside (a truncated window; its Scharr reflects 101 at the
+                edge), oflow's gradient and box sums replicate the edge pixels;
+      boundary: within 2r px of a motion discontinuity (neighbouring ground-truth flows differ by
+                > 0.5 px), so that W(p) or a neighbour's window straddles two motions: the
+                per-point window (OpenCV: the whole window at the centre's flow) and oflow's
+                warped-frame window (each neighbour at its own flow) fail differently;
+      interior: the rest. The median |difference| there is what the two window forms, the
+                fixed-point (OpenCV) against float (oflow) bilinear sampling and the 8-bit
+                (pyrDown) against float (Gaussian + bilinear) pyramid leave over. The share of
+                the interior disagreements at pixels with x and y odd points at the pyramid:
+                OpenCV tracks each point at its own position x / 2^l on level l, so an (odd, odd)
+                point sits at (x + 0.5, y + 0.5) on level 1, where the bilinear sampling of its
+                template is a 2x2 box filter of that level; oflow solves each level on its grid
+                and upsamples the flow.
+    Then two variants on the same frames: the raised iterations (stopping) and one level
+    (--levels 1 and maxLevel 0: no pyramid; large motions are then lost on both sides, so the
+    table also gives the interior EPE).
+
+    Time: oflow-cli's median of --repeat frames (of_process: conversion, pyramids, every level),
+    against the median of --repeat calls of calcOpticalFlowPyrLK (pyramids and every point;
+    the accuracy run warms it up), 1 thread each, the default run's settings, same frames. The
+    timed OpenCV calls pass OPTFLOW_LK_GET_MIN_EIGENVALS: the binding always asks for `err`,
+    and without the flag OpenCV spends one more pass over every level-0 window on it (about
+    10 % of its time), which oflow does not compute. The load average is printed: the machine
+    is shared.
+    """
+    cases = LK_CASES
+    if a.cases:
+        cases = [c for c in a.cases.split(",") if c]
+        bad = [c for c in cases if c not in LK_CASES]
+        if bad:
+            sys.exit(f"compare_opencv: --lk: unknown --cases {','.join(bad)}: {', '.join(LK_CASES)}")
+    s, r = a.window, (a.window - 1) // 2
+    if s < 3 or s > 33 or s % 2 == 0:
+        sys.exit(f"compare_opencv: --window {s}: an odd side in 3..33")
+    cv2.setNumThreads(1)
+    raised = a.lk_raised_iters
+    results, frames = {}, {}
+    sizes = [v for v in a.lk_sizes.split(",") if v]
+    for size in sizes:
+        w, h = (int(v) for v in size.split("x"))
+        levels = a.levels or auto_levels(w, h)
+        cv_max = cv2.buildOpticalFlowPyramid(np.zeros((h, w), np.uint8), (s, s), levels - 1, withDerivatives=False)[0]
+        if cv_max != levels - 1:
+            sys.exit(f"compare_opencv: OpenCV builds {cv_max + 1} levels at {size} with window {s}, not {levels}")
+        pts = dense_points(w, h)
+        for case in cases:
+            prefix = os.path.join(tmp, f"lk_{case}_{size}")
+            run_cli(a.cli, ["--synth", case, "--size", size, "--save-frames", prefix,
+                            "--levels", "1", "--warps", "1", "--iters", "1", "-o", prefix + "_x.flo"])
+            f0, f1, gtp = prefix + "0.png", prefix + "1.png", prefix + "_gt.flo"
+            gt = read_flo(gtp)
+            i0 = cv2.imread(f0, cv2.IMREAD_GRAYSCALE)
+            i1 = cv2.imread(f1, cv2.IMREAD_GRAYSCALE)
+            frames[(case, size)] = (f0, f1, gtp, prefix, i0, i1, pts, levels)
+            regions = lk_regions(gt, r)
+            of, ov, out = oflow_lk(a, f0, f1, gtp, prefix, levels, a.lk_iters, a.epsilon)
+            assert abs(out["epe"] - float(np.linalg.norm(of - gt, axis=2).mean())) < 1e-3, \
+                "oflow-cli's EPE disagrees with this script's"
+            cf, cvv, _ = opencv_lk(i0, i1, pts, s, levels, a.lk_iters, a.epsilon, a.min_eigen)
+            res = {"levels": levels, "default": lk_stats(of, ov, cf, cvv, gt, regions)}
+            of, ov, _ = oflow_lk(a, f0, f1, gtp, prefix, levels, raised, 0.0)
+            cf, cvv, _ = opencv_lk(i0, i1, pts, s, levels, raised, 0.0, a.min_eigen)
+            res["raised"] = lk_stats(of, ov, cf, cvv, gt, regions)
+            of, ov, _ = oflow_lk(a, f0, f1, gtp, prefix, 1, a.lk_iters, a.epsilon)
+            cf, cvv, _ = opencv_lk(i0, i1, pts, s, 1, a.lk_iters, a.epsilon, a.min_eigen)
+            res["one_level"] = lk_stats(of, ov, cf, cvv, gt, regions)
+            results[(case, size)] = res
+
+    print(f"Dense LK, oflow reference path against OpenCV {cv2.__version__} calcOpticalFlowPyrLK on "
+          f"every pixel; window {s}, min_eigen {a.min_eigen:g} (OpenCV minEigThreshold "
+          f"{lk_min_eig_threshold(a.min_eigen):.9g}), {a.lk_iters} steps, epsilon {a.epsilon:g}, "
+          f"levels {'automatic (oflow size rule)' if not a.levels else a.levels}, factor 0.5; "
+          f"oflow --robust none --presmooth 0 --median 0; 1 thread; seed 1, 8-bit PNGs")
+
+    # The minEigThreshold conversion, on translation's interior windows.
+    for size in sizes:
+        f0, f1, gtp, prefix, i0, i1, pts, levels = frames[(cases[0], size)]
+        _, _, mineig = opencv_lk(i0, i1, pts, s, levels, a.lk_iters, a.epsilon, 0.0,
+                                 flags=cv2.OPTFLOW_LK_GET_MIN_EIGENVALS)
+        inner = lk_regions(np.zeros(i0.shape + (2,), np.float32), r)["interior"]
+        m = 1024.0 * float(np.quantile(mineig[inner], 0.3))
+        _, ov, _ = oflow_lk(a, f0, f1, gtp, prefix, levels, a.lk_iters, a.epsilon, min_eigen=m)
+        cv_ok = mineig >= np.float32(lk_min_eig_threshold(np.float32(m)))
+        print(f"Conversion check, {cases[0]} {size}: min_eigen {m:.6g} (OpenCV {m / 1024:.6g}): "
+              f"valid {100 * ov[inner].mean():.2f} % (oflow) / {100 * cv_ok[inner].mean():.2f} % (OpenCV); "
+              f"the masks agree on {100 * (ov == cv_ok)[inner].mean():.3f} % of the {int(inner.sum())} "
+              f"interior pixels")
+
+    def f3(v):
+        return "-" if v != v else f"{v:.3f}"
+
+    def pct(v):
+        return "-" if v != v else f"{v:.1f}"
+
+    print("\nAgreement (flows within 0.1 px, where both are valid) and EPE")
+    print("| case | size | levels | agree % | agree % outside the out region | oflow EPE (both valid) | "
+          "OpenCV EPE (both valid) | oflow EPE all | OpenCV EPE all | oflow valid % | OpenCV valid % | "
+          "OpenCV invalid in out % |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    met = {"agree": 0, "epe": 0, "time": 0}
+    for size in sizes:
+        for case in cases:
+            res = results[(case, size)]
+            d = res["default"]
+            met["agree"] += d["agree"] >= 95.0
+            met["epe"] += d["epe_of"] <= d["epe_cv"]
+            print(f"| {case} | {size} | {res['levels']} | {pct(d['agree'])} | {pct(d['agree_in_frame'])} | "
+                  f"{f3(d['epe_of'])} | "
+                  f"{f3(d['epe_cv'])} | {f3(d['epe_of_all'])} | {f3(d['epe_cv_all'])} | "
+                  f"{pct(d['valid_of'])} | {pct(d['valid_cv'])} | {pct(d['cv_invalid_out'])} |")
+
+    print("\nWhere they disagree: regions (lk_peer's docstring), each as share of the pixels / "
+          "agree % / EPE oflow, OpenCV")
+    print("| case | size | interior | interior median diff | interior disagreements: n, at (odd, odd) % | "
+          "edge | out | boundary |")
+    print("|---|---|---|---|---|---|---|---|")
+    for size in sizes:
+        for case in cases:
+            d = results[(case, size)]["default"]
+            g = d["regions"]
+
+            def cell(k):
+                x = g[k]
+                if x["n"] == 0:
+                    return f"{x['share']:.1f} / - / -"
+                return f"{x['share']:.1f} / {x['agree']:.1f} / {x['epe_of']:.3f}, {x['epe_cv']:.3f}"
+
+            print(f"| {case} | {size} | {cell('interior')} | {f3(g['interior']['median_d'])} | "
+                  f"{d['interior_bad']}, {pct(d['interior_bad_odd'])} | {cell('edge')} | {cell('out')} | "
+                  f"{cell('boundary')} |")
+
+    print(f"\nStopping and pyramid: agree % (interior agree %) and EPE oflow / OpenCV over the pixels "
+          f"both call valid; raised: {raised} steps, epsilon 0 on both sides; one level: --levels 1, "
+          f"maxLevel 0 (interior EPE: large motions are lost without the pyramid)")
+    print("| case | size | default | raised | raised EPE | one level | one level interior EPE | "
+          "default interior EPE |")
+    print("|---|---|---|---|---|---|---|---|")
+    for size in sizes:
+        for case in cases:
+            res = results[(case, size)]
+            d, q, o = res["default"], res["raised"], res["one_level"]
+            di, qi, oi = d["regions"]["interior"], q["regions"]["interior"], o["regions"]["interior"]
+            print(f"| {case} | {size} | {pct(d['agree'])} ({pct(di['agree'])}) | {pct(q['agree'])} "
+                  f"({pct(qi['agree'])}) | {f3(q['epe_of'])} / {f3(q['epe_cv'])} | {pct(o['agree'])} "
+                  f"({pct(oi['agree'])}) | {f3(oi['epe_of'])} / {f3(oi['epe_cv'])} | "
+                  f"{f3(di['epe_of'])} / {f3(di['epe_cv'])} |")
+
+    load0 = os.getloadavg()[0]
+    rows = []
+    for size in sizes:
+        for case in cases:
+            f0, f1, gtp, prefix, i0, i1, pts, levels = frames[(case, size)]
+            _, _, out = oflow_lk(a, f0, f1, gtp, prefix, levels, a.lk_iters, a.epsilon, repeat=a.repeat)
+            times = []
+            for _ in range(a.repeat):
+                t0 = time.perf_counter()
+                opencv_lk(i0, i1, pts, s, levels, a.lk_iters, a.epsilon, a.min_eigen,
+                          flags=cv2.OPTFLOW_LK_GET_MIN_EIGENVALS)
+                times.append((time.perf_counter() - t0) * 1e3)
+            rows.append((case, size, levels, out["ms"], out["iterations"], float(np.median(times))))
+    print(f"\nTime per frame, 1 thread, median of {a.repeat} (1-minute load average {load0:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after)")
+    print("| case | size | levels | oflow ms | oflow Newton steps (all levels) | OpenCV ms | OpenCV / oflow |")
+    print("|---|---|---|---|---|---|---|")
+    for case, size, levels, of_ms, steps, cv_ms in rows:
+        met["time"] += of_ms < cv_ms
+        print(f"| {case} | {size} | {levels} | {of_ms:.1f} | {steps} | {cv_ms:.1f} | {cv_ms / of_ms:.1f}x |")
+    n = len(sizes) * len(cases)
+    print(f"\nTargets over {n} case x size rows: agreement >= 95 % in {met['agree']}; oflow's EPE <= OpenCV's "
+          f"(both valid) in {met['epe']}; oflow faster in {met['time']}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=None, help="oflow-cli (every mode but --sor-anchor)")
@@ -295,6 +609,16 @@ def main():
     ap.add_argument("--bench-json", default=None,
                     help="--sor-anchor: read oflow's side from this `oflow-bench --cpu --json` output "
                          "(1 thread, same --size) instead of running the bench")
+    ap.add_argument("--lk", action="store_true",
+                    help="dense LK against OpenCV's calcOpticalFlowPyrLK on every pixel (lk_peer)")
+    ap.add_argument("--lk-sizes", default="160x120,320x240", help="--lk: frame sizes")
+    ap.add_argument("--window", type=int, default=11, help="--lk: window side (oflow's lk.window)")
+    ap.add_argument("--min-eigen", type=float, default=1.0,
+                    help="--lk: oflow's lk.min_eigen; OpenCV's minEigThreshold is it / 1024")
+    ap.add_argument("--lk-iters", type=int, default=10, help="--lk: Newton steps per level")
+    ap.add_argument("--lk-raised-iters", type=int, default=50,
+                    help="--lk: the stopping variant's steps per level (epsilon 0; OpenCV caps at 100)")
+    ap.add_argument("--levels", type=int, default=0, help="--lk: pyramid levels, 0 = oflow's automatic count")
     ap.add_argument("--size", default="640x480", help="accuracy frames")
     ap.add_argument("--time-sizes", default="640x480,1280x720")
     ap.add_argument("--warps", type=int, default=5)
@@ -327,6 +651,9 @@ def main():
         sys.exit("compare_opencv: --cli is required (except with --sor-anchor)")
     if a.exposure:
         exposure_grid(a, tmp)
+        return
+    if a.lk:
+        lk_peer(a, tmp)
         return
     cases = CASES
     if a.cases:

@@ -46,6 +46,23 @@ bool is_x86() {
 
 // ---- of_config_init / of_query_memory / of_create ---------------------------------------------
 
+// Whether this build's LK has a CUDA path, from the API alone: of_explain on a named board assumes
+// that board's GPU, so it explains backend CUDA for LK (OF_OK) exactly when LK has a CUDA path,
+// and answers OF_ERR_UNSUPPORTED otherwise. (Under OFLOW_FORCE_BACKEND=reference or neon the
+// answer is OK either way; the callers do not depend on it there.)
+bool lk_has_cuda_path() {
+    of_config c;
+    of_config_init(&c, OF_ALGO_LK);
+    c.max_width = 64;
+    c.max_height = 48;
+    c.backend = OF_BACKEND_CUDA;
+    c.platform = "generic";
+    of_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    return of_explain(&c, &info) == OF_OK;
+}
+
 void test_config_init() {
     CHECK_STATUS(of_config_init(nullptr, OF_ALGO_TVL1), OF_ERR_NULL_POINTER, "config_init(NULL)");
     CHECK(nonempty(of_last_error(nullptr)));
@@ -87,9 +104,10 @@ void test_config_init() {
     CHECK(c.block_width == 0 && c.block_height == 0 && c.fused_depth == 0);
     CHECK(c.host_arena_size == 0 && c.device_arena_size == 0);
 
-    // HS / CLG / LK fill their defaults and return OK, and all three run (LK: CPU paths only, so
+    // HS / CLG / LK fill their defaults and return OK, and all three run (LK without a CUDA path:
     // not when OFLOW_FORCE_BACKEND forces CUDA).
     const of_algorithm later[] = {OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK};
+    const bool lk_gpu = lk_has_cuda_path();
     for (of_algorithm a : later) {
         of_config h;
         std::memset(&h, 0x5A, sizeof h);
@@ -97,7 +115,7 @@ void test_config_init() {
         CHECK_MSG(s == OF_OK, "config_init(algo %d): got %s", static_cast<int>(a), st(s));
         CHECK(h.struct_size == sizeof(of_config));
         CHECK(h.algorithm == a);
-        const bool built = a != OF_ALGO_LK || expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA;
+        const bool built = a != OF_ALGO_LK || lk_gpu || expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA;
         CHECK(h.lk.window == 11 && h.lk.min_eigen == 1.0f); // every algorithm's config holds LK's defaults
         if (a != OF_ALGO_LK) {
             CHECK(h.hs.alpha == 15.0f);
@@ -331,13 +349,24 @@ void test_config_errors() {
                           of_last_error(nullptr));
             }
     }
-    // LK has no CUDA path: backend CUDA is OF_ERR_UNSUPPORTED, naming it (not while the variable
-    // overrides the config's backend).
-    if (!backend_forced()) {
+    // Backend CUDA for LK (not while the variable overrides the config's backend): without a CUDA
+    // path OF_ERR_UNSUPPORTED naming it; with one, what TV-L1 gets (OF_OK on a machine with a
+    // usable device, else OF_ERR_BACKEND_UNAVAILABLE).
+    if (!backend_forced() && !lk_has_cuda_path()) {
         of_config c = lk_cfg();
         c.backend = OF_BACKEND_CUDA;
         expect_cfg_error(c, OF_ERR_UNSUPPORTED, "LK backend CUDA");
         CHECK_MSG(std::strstr(of_last_error(nullptr), "lk") != nullptr, "LK on CUDA: '%s'", of_last_error(nullptr));
+    } else if (!backend_forced()) {
+        of_config c = lk_cfg(), t = base_cfg();
+        c.backend = t.backend = OF_BACKEND_CUDA;
+        of_memory m1, m2;
+        std::memset(&m1, 0, sizeof m1);
+        m1.struct_size = sizeof m1;
+        m2 = m1;
+        const of_status sl = of_query_memory(&c, &m1), st_tvl1 = of_query_memory(&t, &m2);
+        CHECK_MSG(sl == st_tvl1 && (sl == OF_OK || sl == OF_ERR_BACKEND_UNAVAILABLE),
+                  "query(LK backend CUDA): got %s, TV-L1 gets %s", st(sl), st(st_tvl1));
     }
 
     // NULL pointers.

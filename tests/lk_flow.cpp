@@ -1,5 +1,5 @@
 // lk_flow: dense pyramidal Lucas-Kanade end to end through the C API, on the CPU path the suite
-// runs (reference, or NEON under OFLOW_FORCE_BACKEND=neon: the same LK kernels), against the
+// runs (reference, or NEON under OFLOW_FORCE_BACKEND=neon: neon/lk_*_neon.cpp), against the
 // known flow of core/synth.hpp, with the validity output (of_flow.valid).
 //
 //  - EPE table: the seven synthetic cases at 96x72 with the library's LK defaults, over every
@@ -16,11 +16,14 @@
 //  - a flat pair (both frames constant): no valid pixel, zero flow, no Newton step;
 //  - 1 vs 3 threads bit-identical (epsilon 0 and the default); a caller arena of zeros and one of
 //    0xFF bytes bit-identical at odd sizes;
-//  - bad parameters refused with a message naming the field, backend CUDA OF_ERR_UNSUPPORTED;
+//  - bad parameters refused with a message naming the field; backend CUDA gets what TV-L1 gets on
+//    this machine (OF_ERR_UNSUPPORTED in a build without CUDA or on a machine without a GPU);
 //  - a time budget sets the Newton steps from the table's LK row and keeps warps at 1.
-// Under OFLOW_FORCE_BACKEND=cuda it skips (77): LK has no CUDA path yet.
+// Under OFLOW_FORCE_BACKEND=cuda it skips (77): its checks are the CPU path's (the level trace);
+// LK's CUDA path has its own test, tests/gpu/gpu_lk.cpp.
 #include "test_util.hpp"
 
+#include "core/algorithm.hpp"
 #include "core/level_trace.hpp"
 #include "core/ref/kernels_ref.hpp"
 
@@ -341,10 +344,22 @@ void test_refusals() {
     expect_refused(c, OF_ERR_INVALID_ARGUMENT, "lk.min_eigen", "min_eigen -0.5");
     c.lk.min_eigen = std::numeric_limits<float>::quiet_NaN();
     expect_refused(c, OF_ERR_INVALID_ARGUMENT, "lk.min_eigen", "min_eigen NaN");
-    if (!backend_forced()) {
+    const oflow::Algorithm* lk = oflow::find_algorithm(OF_ALGO_LK);
+    if (!backend_forced() && lk && !lk->gpu_path) {
         c = lk_cfg();
         c.backend = OF_BACKEND_CUDA;
         expect_refused(c, OF_ERR_UNSUPPORTED, "lk has no CUDA path", "backend CUDA");
+    } else if (!backend_forced()) { // a CUDA path: what TV-L1 gets on this machine
+        c = lk_cfg();
+        c.backend = OF_BACKEND_CUDA;
+        of_config t = tvl1_config(kW, kH);
+        t.backend = OF_BACKEND_CUDA;
+        of_memory m1, m2;
+        std::memset(&m1, 0, sizeof m1);
+        m1.struct_size = sizeof m1;
+        m2 = m1;
+        const of_status sl = of_query_memory(&c, &m1), st_tvl1 = of_query_memory(&t, &m2);
+        CHECK_MSG(sl == st_tvl1, "LK backend CUDA: query %s, TV-L1's %s", st(sl), st(st_tvl1));
     }
 }
 
@@ -372,7 +387,8 @@ void test_budget() {
 
 int main() {
     if (expected_backend(OF_BACKEND_REFERENCE) == OF_BACKEND_CUDA) {
-        std::printf("lk_flow: skipped: OFLOW_FORCE_BACKEND=cuda, and LK has no CUDA path yet\n");
+        std::printf("lk_flow: skipped: OFLOW_FORCE_BACKEND=cuda (its checks are the CPU path's; LK's CUDA path: "
+                    "gpu_lk)\n");
         return 77;
     }
     test_epe_table();

@@ -18,6 +18,7 @@
 //  - every kernel writes only rows [y0, y1) (sentinels elsewhere) and gives the same bits in row
 //    bands (split at 1, h/2, h-1) as over all rows, the counts included.
 #include "tests/check.hpp"
+#include "tests/sentinel_plane.hpp"
 
 #include "core/lk_kernels.hpp"
 #include "core/ref/lk_ref.hpp"
@@ -31,40 +32,13 @@
 #include <vector>
 
 using namespace oflow;
+using oftest::at;
+using oftest::Buf;
+using oftest::kSentinel;
+using oftest::same;
+using oftest::untouched_outside;
 
 namespace {
-
-const float kSentinel = -12345.0f;
-
-struct Buf {
-    std::vector<float> v;
-    Plane p;
-    Buf(int w, int h, int pad) : v(static_cast<size_t>(w + pad) * h + 1, kSentinel) { p = Plane{v.data(), w, h, w + pad}; }
-    void fill(std::mt19937& rng, float lo, float hi) {
-        std::uniform_real_distribution<float> d(lo, hi);
-        for (int y = 0; y < p.h; ++y)
-            for (int x = 0; x < p.w; ++x) p.row(y)[x] = d(rng);
-    }
-    void set(float v0) {
-        for (int y = 0; y < p.h; ++y)
-            for (int x = 0; x < p.w; ++x) p.row(y)[x] = v0;
-    }
-    float& at(int x, int y) { return p.row(y)[x]; }
-};
-
-bool same(const Buf& a, const Buf& b) {
-    return a.v.size() == b.v.size() && std::memcmp(a.v.data(), b.v.data(), a.v.size() * 4) == 0;
-}
-
-// Rows outside [y0, y1), and the padding of every row, still hold the sentinel.
-bool untouched_outside(const Buf& b, int y0, int y1) {
-    for (int y = 0; y < b.p.h; ++y)
-        for (int x = 0; x < b.p.pitch; ++x) {
-            const bool inside = y >= y0 && y < y1 && x < b.p.w;
-            if (!inside && b.p.row(y)[x] != kSentinel) return false;
-        }
-    return true;
-}
 
 // Equal up to the rounding of a few F32 operations on terms of magnitude `scale`: the compiler
 // may contract a * b + c into one fused multiply-add (GCC does on aarch64: -ffp-contract=fast is
@@ -72,12 +46,6 @@ bool untouched_outside(const Buf& b, int y0, int y1) {
 // within 4 ulps of the largest term; sums and single products stay bitwise.
 bool near(float a, float b, float scale) {
     return std::fabs(static_cast<double>(a) - b) <= 4.0 * FLT_EPSILON * static_cast<double>(scale);
-}
-
-float at(const Plane& p, int x, int y) {
-    x = x < 0 ? 0 : (x >= p.w ? p.w - 1 : x);
-    y = y < 0 ? 0 : (y >= p.h ? p.h - 1 : y);
-    return p.row(y)[x];
 }
 
 // Runs `run(y0, y1)` over all rows into `full` and in bands into `banded` (both fresh copies

@@ -212,9 +212,10 @@ int main() {
     run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR);
     run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_CLG, OF_SOLVER_JACOBI);
     run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR);
-    // Lucas-Kanade (CPU paths only: not when OFLOW_FORCE_BACKEND forces CUDA), with its validity
-    // planes: the level-0 confidence written out. REFERENCE, not AUTO: an AUTO run that lands on
-    // the reference path is skipped above as a repeat.
+    // Lucas-Kanade on the CPU path (not when OFLOW_FORCE_BACKEND forces CUDA: its CUDA path's
+    // no-allocation contract is tests/gpu/gpu_memory.cpp's), with its validity planes: the
+    // level-0 confidence written out. REFERENCE, not AUTO: an AUTO run that lands on the
+    // reference path is skipped above as a repeat.
     if (expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA) {
         run_config(OF_PIXEL_U8, 1, OF_BACKEND_REFERENCE, OF_ALGO_LK);
         run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_LK);

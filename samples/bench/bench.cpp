@@ -15,6 +15,7 @@
 //
 // Usage: oflow-bench --cpu ... (CPU path, every build: bench_cpu.cpp)
 //        oflow-bench --hs [--quick] [--smoke] [--json FILE] (HS / CLG on CUDA: bench_hs.cpp)
+//        oflow-bench --lk [--quick] [--smoke] [--json FILE] (Lucas-Kanade on CUDA: bench_lk.cpp)
 //        oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
 //                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS[,BOUND]] ...] (launch shapes at N x N
 //                    only; BOUND: the MULTI_ITER launch bound, OFLOW_CUDA_MULTI_BOUND, to time one shape
@@ -29,6 +30,7 @@
 #include "oflow.h"
 #include "samples/bench/bench_cpu.hpp"
 #include "samples/bench/bench_hs.hpp"
+#include "samples/bench/bench_lk.hpp"
 #include "samples/bench/bench_util.hpp"
 
 #include <algorithm>
@@ -85,19 +87,15 @@ struct InnerRow {
     int w, h;
     of_variant v;
     of_precision p;
-    int bw, bh, depth;
-    double ns;     // per iteration per pixel
-    double ratio;  // GLOBAL F32 ns / this ns (> 1: faster)
-    double bytes, flops, redundancy;
-    double gbps, share, gflops;
+    bench::Inner t; // the timing and the model (t.ns: per iteration per pixel)
+    double ratio;   // GLOBAL F32 ns / this ns (> 1: faster)
     bool ok;
     bool sweep; // a launch shape other than the variant's default
 };
 
 InnerRow inner_row(int w, int h, const std::vector<float>& i0, const std::vector<float>& i1, of_variant v, of_precision p,
                    uint32_t bw, uint32_t bh, uint32_t depth, int iters, int runs, double copy_gbps) {
-    InnerRow r;
-    std::memset(&r, 0, sizeof r);
+    InnerRow r = InnerRow();
     r.w = w;
     r.h = h;
     r.v = v;
@@ -117,38 +115,10 @@ InnerRow inner_row(int w, int h, const std::vector<float>& i0, const std::vector
     c.block_width = bw;
     c.block_height = bh;
     c.fused_depth = depth;
-    of_context* ctx = nullptr;
-    const of_status s = of_create(&c, &ctx);
-    if (s != OF_OK) {
-        std::fprintf(stderr, "oflow-bench: %dx%d %s %s: of_create: %s\n", w, h, vname(v), pname(p), of_last_error(nullptr));
-        return r;
-    }
-    char buf[oflow::kErrorCapacity] = {0};
-    const oflow::ErrorSink err{buf};
-    std::vector<float> ms(static_cast<size_t>(runs), 0.0f);
-    of_status t = oflow::cuda::hooks::bench_prepare(ctx->cuda, i0.data(), i1.data(), w, h, err);
-    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, 2, ms.data(), err); // warm-up
-    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, runs, ms.data(), err);
-    if (t != OF_OK) {
-        std::fprintf(stderr, "oflow-bench: %dx%d %s %s: %s\n", w, h, vname(v), pname(p), buf);
-        of_destroy(ctx);
-        return r;
-    }
-    size_t shared = 0;
-    oflow::cuda::hooks::launch_shape(ctx->cuda, &r.bw, &r.bh, &r.depth, &shared);
-    const oflow::cuda::hooks::Model m = oflow::cuda::hooks::model(ctx->cuda, w, h, iters);
-    of_destroy(ctx);
-    std::vector<double> d(ms.begin(), ms.end());
-    const double med_ms = median(d);
-    const double px_it = static_cast<double>(w) * static_cast<double>(h) * iters;
-    r.ns = med_ms * 1e6 / px_it;
-    r.bytes = m.bytes;
-    r.flops = m.flops;
-    r.redundancy = m.redundancy;
-    r.gbps = m.bytes * px_it / (med_ms * 1e-3) / 1e9;
-    r.share = copy_gbps > 0.0 ? r.gbps / copy_gbps : 0.0;
-    r.gflops = m.flops * px_it / (med_ms * 1e-3) / 1e9;
-    r.ok = true;
+    char who[48];
+    std::snprintf(who, sizeof who, "%s %s", vname(v), pname(p));
+    r.t = bench::time_inner(c, i0, i1, w, h, iters, runs, copy_gbps, who);
+    r.ok = r.t.ok;
     return r;
 }
 
@@ -159,13 +129,13 @@ void print_inner_header() {
 void print_inner(const InnerRow& r) {
     char size[24], block[16];
     std::snprintf(size, sizeof size, "%dx%d", r.w, r.h);
-    std::snprintf(block, sizeof block, "%dx%d", r.bw, r.bh);
+    std::snprintf(block, sizeof block, "%dx%d", r.t.bw, r.t.bh);
     if (!r.ok) {
         std::printf("%-11s %-10s %-5s   (failed, see stderr)\n", size, vname(r.v), pname(r.p));
         return;
     }
     std::printf("%-11s %-10s %-5s %-7s %2d %9.4f %7.2fx %7.1f %8.1f %5.1f%% %8.1f %6.2f\n", size, vname(r.v), pname(r.p), block,
-                r.depth, r.ns, r.ratio, r.bytes, r.gbps, 100.0 * r.share, r.gflops, r.redundancy);
+                r.t.depth, r.t.ns, r.ratio, r.t.bytes, r.t.gbps, 100.0 * r.t.share, r.t.gflops, r.t.redundancy);
 }
 
 // ---- (b) end to end --------------------------------------------------------------------------
@@ -292,7 +262,7 @@ int run_shapes(const Opts& o, double copy_gbps) {
             unsetenv("OFLOW_CUDA_F16_ROWS");
         }
         InnerRow r = inner_row(n, n, i0, i1, var, pr, var == OF_VARIANT_MULTI_ITER ? 32 : 0, bh, depth, iters, runs, copy_gbps);
-        r.ratio = r.ok && b.ok ? b.ns / r.ns : 0.0;
+        r.ratio = r.ok && b.ok ? b.t.ns / r.t.ns : 0.0;
         std::printf("%-12s ", sh.c_str());
         print_inner(r);
     }
@@ -593,8 +563,8 @@ int run(const Opts& o) {
         for (of_variant v : variants)
             for (of_precision p : precs) {
                 InnerRow r = inner_row(n, n, i0, i1, v, p, 0, 0, 0, iters, runs, copy_gbps);
-                if (v == OF_VARIANT_GLOBAL && p == OF_PRECISION_F32) base = r.ok ? r.ns : 0.0;
-                r.ratio = r.ok && base > 0.0 ? base / r.ns : 0.0;
+                if (v == OF_VARIANT_GLOBAL && p == OF_PRECISION_F32) base = r.ok ? r.t.ns : 0.0;
+                r.ratio = r.ok && base > 0.0 ? base / r.t.ns : 0.0;
                 print_inner(r);
                 inner.push_back(r);
             }
@@ -614,7 +584,7 @@ int run(const Opts& o) {
                 for (of_precision p : precs) {
                     InnerRow r = inner_row(n, n, i0, i1, s.v, p, s.bw, s.bh, s.depth, iters, runs, copy_gbps);
                     r.sweep = true;
-                    r.ratio = r.ok && base > 0.0 ? base / r.ns : 0.0;
+                    r.ratio = r.ok && base > 0.0 ? base / r.t.ns : 0.0;
                     print_inner(r);
                     inner.push_back(r);
                 }
@@ -624,8 +594,8 @@ int run(const Opts& o) {
     of_variant best = OF_VARIANT_MULTI_ITER;
     double best_ns = 0.0;
     for (const InnerRow& r : inner)
-        if (r.ok && !r.sweep && r.w == sizes.back() && r.p == OF_PRECISION_F32 && (best_ns == 0.0 || r.ns < best_ns)) {
-            best_ns = r.ns;
+        if (r.ok && !r.sweep && r.w == sizes.back() && r.p == OF_PRECISION_F32 && (best_ns == 0.0 || r.t.ns < best_ns)) {
+            best_ns = r.t.ns;
             best = r.v;
         }
 
@@ -702,7 +672,7 @@ int run(const Opts& o) {
     for (const InnerRow& r : inner)
         if (r.ok && !r.sweep && (r.w == 2048 || r.w == 4096) && r.ratio > 0.0)
             std::printf("SUMMARY inner %d^2 %-10s %-5s %dx%d P%d %.4f ns/it/px %.2fx vs global-f32 %.0f%% of copy BW\n", r.w,
-                        vname(r.v), pname(r.p), r.bw, r.bh, r.depth, r.ns, r.ratio, 100.0 * r.share);
+                        vname(r.v), pname(r.p), r.t.bw, r.t.bh, r.t.depth, r.t.ns, r.ratio, 100.0 * r.t.share);
     for (const E2eRow& r : e2e)
         if (r.ok && r.w == 1920) std::printf("SUMMARY e2e 1920x1080 [%s] %-28s %.3f ms/frame\n", r.schedule, r.what.c_str(), r.ms);
 
@@ -721,8 +691,8 @@ int run(const Opts& o) {
                          "\"ok\": %s, \"ns_per_iter_px\": %.6f, \"speedup_vs_global_f32\": %.4f, \"bytes_per_px_iter\": %.2f, "
                          "\"flops_per_px_iter\": %.1f, \"gbps\": %.2f, \"copy_share\": %.4f, \"gflops\": %.2f, "
                          "\"redundancy\": %.3f}%s\n",
-                         r.w, vname(r.v), pname(r.p), r.bw, r.bh, r.depth, r.ok ? "true" : "false", r.ns, r.ratio, r.bytes, r.flops,
-                         r.gbps, r.share, r.gflops, r.redundancy, i + 1 < inner.size() ? "," : "");
+                         r.w, vname(r.v), pname(r.p), r.t.bw, r.t.bh, r.t.depth, r.ok ? "true" : "false", r.t.ns, r.ratio, r.t.bytes, r.t.flops,
+                         r.t.gbps, r.t.share, r.t.gflops, r.t.redundancy, i + 1 < inner.size() ? "," : "");
         }
         std::fprintf(f, "  ],\n  \"e2e\": [\n");
         for (size_t i = 0; i < e2e.size(); ++i) {
@@ -749,6 +719,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--cpu")) return run_cpu_bench(argc - 1, argv + 1);
         if (!std::strcmp(argv[i], "--hs")) return run_hs_bench(argc - 1, argv + 1);
+        if (!std::strcmp(argv[i], "--lk")) return run_lk_bench(argc - 1, argv + 1);
     }
     Opts o;
     for (int i = 1; i < argc; ++i) {
@@ -775,7 +746,7 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
             for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench --hs [--quick] [--smoke] [--json FILE]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
+            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench --hs [--quick] [--smoke] [--json FILE]\n       oflow-bench --lk [--quick] [--smoke] [--json FILE]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
             return 2;
         }
     }

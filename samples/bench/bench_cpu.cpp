@@ -6,8 +6,8 @@
 // TV-L1 kernels, KernelTable::dual_bytes 2). Each path's kernels come from real contexts:
 // of_create with config.backend REFERENCE or NEON (precision F16 for the third) and the
 // algorithm in question (TV-L1; HS for HS Jacobi; CLG for the coupled and the plain Jacobi and
-// the per-warp stages; CLG with red-black SOR for the SOR row), then its ctx->kt / ctx->hs
-// entries are called directly over the whole plane, on one thread. A kernel that a path
+// the per-warp stages; CLG with red-black SOR for the SOR row; LK for the LK rows), then its
+// ctx->kt / ctx->hs / ctx->lk entries are called directly over the whole plane, on one thread. A kernel that a path
 // installs later is timed without a change here. --reference keeps the reference path only.
 //
 // Kernel rows, ns per pixel per iteration (per call for the per-warp stages), the median of
@@ -26,6 +26,16 @@
 //     (core/hs_level_cpu.cpp's layout: both halves of a row in one plane, hs_split_views);
 //   - per-warp stages: warp_image, derivatives, tensor, blur_h_multi + blur_v_multi of the 5
 //     tensor channels at rho 2 (the CLG context's rho_blur), rb_split of the 5 channels.
+//   - LK (core/lk_kernels.hpp), every entry core/lk_level_cpu.cpp calls, at the LK context's
+//     window s (of_config_init's 11; box radius r = (s - 1) / 2): per Newton step the whole step
+//     as the level solver runs it (residual, box_h_multi and box_v_multi of the 2 residual
+//     channels, update), then each of the four alone; per call (once per level) the gradient
+//     (Scharr, LkKernels::gradient), the tensor, box_h_multi and box_v_multi of the 3 tensor
+//     channels and the confidence. Inputs: the same pair; the stages once, untimed, give the step
+//     its G and state, the steps run from flow 0 with epsilon 0 (every valid pixel keeps
+//     stepping: the cost of a level's first steps; a stopped pixel costs the update only its
+//     state read), and each entry alone runs on the flow the step reached, its outputs in planes
+//     it does not read.
 //
 // Bytes per pixel per iteration (compulsory traffic): every plane a kernel streams is counted
 // once per pixel for each read and once for each write; neighbours (rows y-1, y+1, x-1, x+1,
@@ -45,6 +55,15 @@
 //   tensor reads ix iy it; writes 5 channels                              8 x 4 = 32 B
 //   blur h + v, 5 channels: h reads 5 writes 5, v reads 5 writes 5       20 x 4 = 80 B
 //   rb_split, 5 channels: reads 5 full planes, writes 5 x (red + black)  10 x 4 = 40 B
+//   lk residual reads u1 u2, i0, gx gy, i1 (its 4 bilinear taps from cache); writes bx by  8 x 4 = 32 B
+//   lk box_h_multi / box_v_multi, n channels: read n, write n (the 2r + 1 taps or rows from
+//     cache)                                                     2 channels: 16 B; 3: 24 B
+//   lk update reads G (3), the sums (2), state, u1 u2; writes u1 u2 (state only when a pixel
+//     stops)                                                             10 x 4 = 40 B
+//   lk step: residual + box_h + box_v + update                    32 + 16 + 16 + 40 = 104 B
+//   lk gradient reads src; writes gx gy                                   3 x 4 = 12 B
+//   lk tensor reads gx gy; writes 3 channels                              5 x 4 = 20 B
+//   lk confidence reads G (3); writes conf, state                         5 x 4 = 20 B
 // FLOPs per pixel per iteration, counted from the reference code (core/ref/): add, subtract,
 // multiply, divide and square root 1 each (an FMA 2), negations, comparisons, selects, floor
 // and conversions 0; the double change sums counted like floats. Per kernel:
@@ -66,6 +85,16 @@
 //   derivatives 24: three brackets of 7 adds and one multiply.  tensor 5 multiplies.
 //   blur 10 x (1 + 3 r) for taps radius r (per channel and pass: k0 s, then r times
 //     k (l + r) accumulated); r = 6 at rho 2: 190.   rb_split 0.
+//   lk residual 20: x + u, y + v (2), fractions (2), three lerps a + f (b - a) (9), minus I0 (1),
+//     r = it - (gx u1 + gy u2) (4), gx r, gy r (2).
+//   lk box_h_multi / box_v_multi: s adds per channel and pass (from 0, the taps in order);
+//     2 channels at s = 11: 22 each.
+//   lk update 17: det (3), two Cramer numerators with their division (2 x 4), delta (2),
+//     |delta|^2 (3), the active count (1).   lk step: 20 + 2 x 2s + 17 = 81 at s = 11.
+//   lk gradient 18: per component three weighted differences (6), two adds, the / 32.
+//   lk tensor 3 multiplies.   lk box 3 channels: 3s per pass (33 at s = 11).
+//   lk confidence 15: det (3), lambda_max = (A + C) / 2 + sqrt(((A - C) / 2)^2 + B^2) (9),
+//     lambda_min = det / lambda_max (1), / s^2 as a multiply (1), the valid count (1).
 // Each row gives its GB/s (bytes / ns) and their share of the machine's copy bandwidth
 // (memcpy of a 64 MiB buffer, one thread, read + write counted, median of 9). The header also
 // gives a 4 MiB copy's: at 640x480 a kernel's planes may sit in a large last-level cache.
@@ -73,7 +102,9 @@
 // Then whole frames through of_process: the core/synth.hpp smooth-field pair at --size (F32
 // frames), every other setting of_config_init's default (backend AUTO; on a GPU machine the
 // CPU path is asked for instead), at 1 thread and at --threads (default: all cores), median
-// of 3 after a warm-up, with the inner iterations run (of_info.last_iterations).
+// of 3 after a warm-up, with the inner iterations run (of_info.last_iterations): TV-L1, HS and
+// CLG with each solver, and LK (its defaults: window 11, up to 10 Newton steps per level,
+// epsilon 0.01, no median; the iterations are its steps summed over the levels).
 //
 // --json FILE writes every row (scripts/compare_opencv.py --sor-anchor reads the SOR row);
 // --no-frames skips the whole frames.
@@ -84,6 +115,7 @@
 #include "core/context.hpp"
 #include "core/hs_kernels.hpp"
 #include "core/hs_level_cpu.hpp"
+#include "core/lk_kernels.hpp"
 #include "core/synth.hpp"
 #include "oflow.h"
 
@@ -189,7 +221,17 @@ const char* const kRowNames[] = {"tvl1 calc_u + calc_p (baseline)",
                                  "stage derivatives",
                                  "stage tensor (5 ch)",
                                  "stage tensor blur rho 2 (5 ch, h + v)",
-                                 "stage rb_split (5 ch)"};
+                                 "stage rb_split (5 ch)",
+                                 "lk newton step (the 4 rows below)",
+                                 "lk residual (bilinear)",
+                                 "lk box_h_multi (2 ch)",
+                                 "lk box_v_multi (2 ch)",
+                                 "lk update (2x2 step)",
+                                 "lk stage gradient (scharr)",
+                                 "lk stage tensor (3 ch)",
+                                 "lk stage box_h_multi (3 ch)",
+                                 "lk stage box_v_multi (3 ch)",
+                                 "lk stage confidence"};
 const int kRowCount = static_cast<int>(sizeof kRowNames / sizeof kRowNames[0]);
 
 of_info info_of(of_context* ctx) {
@@ -251,6 +293,84 @@ void make_pair(int w, int h, Buf* i0, Buf* i1) {
         }
 }
 
+// The LK rows (kRowNames 11..20) of one path: the entries of the LK context's ctx->lk that
+// core/lk_level_cpu.cpp calls, at its window, on the pair (i0, i1). The per-level stages run
+// once untimed first: the step needs their G and state.
+using AddRow = std::function<void(int, Kind, double, double, double)>;
+void time_lk(of_context* lk, const Buf& i0, const Buf& i1, int reps, int warm, const AddRow& add) {
+    const int w = i0.p.w, h = i0.p.h;
+    const oflow::LkKernels& k = lk->lk;
+    const int s = static_cast<int>(lk->cfg.lk.window), r = (s - 1) / 2;
+    const int nt = oflow::kLkTensorChannels;
+    Buf gx(w, h), gy(w, h), ex(w, h), ey(w, h), sx(w, h), sy(w, h), u1(w, h), u2(w, h), conf(w, h), state(w, h);
+    std::vector<std::unique_ptr<Buf>> bufs;
+    oflow::Plane jp[oflow::kLkTensorChannels], hp[oflow::kLkTensorChannels], gp[oflow::kLkTensorChannels];
+    for (int c = 0; c < nt; ++c)
+        for (oflow::Plane* p : {&jp[c], &hp[c], &gp[c]}) {
+            bufs.emplace_back(new Buf(w, h));
+            *p = bufs.back()->p;
+        }
+    // The stages: products in jp, the horizontal sums in hp, the window sums G in gp.
+    oflow::LkTensorArgs ta;
+    ta.gx = gx.p;
+    ta.gy = gy.p;
+    for (int c = 0; c < nt; ++c) ta.j[c] = jp[c];
+    oflow::LkConfArgs ca;
+    for (int c = 0; c < nt; ++c) ca.j[c] = gp[c];
+    ca.conf = conf.p;
+    ca.state = state.p;
+    ca.inv_area = 1.0 / (static_cast<double>(s) * static_cast<double>(s));
+    ca.min_eigen = lk->cfg.lk.min_eigen;
+    auto stage = [&](int which) {
+        switch (which) {
+        case 0: k.gradient(i0.p, gx.p, gy.p, 0, h); break;
+        case 1: k.tensor(ta, 0, h); break;
+        case 2: k.box_h_multi(jp, hp, nt, r, 0, h); break;
+        case 3: k.box_v_multi(hp, gp, nt, r, 0, h); break;
+        default: k.confidence(ca, 0, h); break;
+        }
+    };
+    for (int i = 0; i < 5; ++i) stage(i);
+
+    // A Newton step as the level solver runs it: the residual products into (ex, ey), their
+    // horizontal sums into hp[0..1], the window sums back into (ex, ey), the update; from flow 0,
+    // epsilon 0.
+    const oflow::LkResidualArgs ra{i0.p, i1.p, gx.p, gy.p, u1.p, u2.p, ex.p, ey.p};
+    const oflow::Plane e[2] = {ex.p, ey.p}, eh[2] = {hp[0], hp[1]}, es[2] = {sx.p, sy.p};
+    oflow::LkUpdateArgs ua;
+    for (int c = 0; c < nt; ++c) ua.j[c] = gp[c];
+    ua.ex = ex.p;
+    ua.ey = ey.p;
+    ua.state = state.p;
+    ua.u1 = u1.p;
+    ua.u2 = u2.p;
+    ua.epsilon = 0.0f;
+    const double box2 = 2.0 * s; // adds per pixel of one pass over 2 channels
+    add(11, kIter, time_of(reps, warm, [&] {
+            k.residual(ra, 0, h);
+            k.box_h_multi(e, eh, 2, r, 0, h);
+            k.box_v_multi(eh, e, 2, r, 0, h);
+            k.update(ua, 0, h);
+        }),
+        4.0 * 26, 20 + 2 * box2 + 17);
+    // Each entry alone at the flow the steps reached; the vertical pass into (sx, sy), which the
+    // horizontal one does not read, and the update from those sums.
+    add(12, kIter, time_of(reps, warm, [&] { k.residual(ra, 0, h); }), 4.0 * 8, 20);
+    add(13, kIter, time_of(reps, warm, [&] { k.box_h_multi(e, eh, 2, r, 0, h); }), 4.0 * 4, box2);
+    add(14, kIter, time_of(reps, warm, [&] { k.box_v_multi(eh, es, 2, r, 0, h); }), 4.0 * 4, box2);
+    ua.ex = sx.p;
+    ua.ey = sy.p;
+    add(15, kIter, time_of(reps, warm, [&] { k.update(ua, 0, h); }), 4.0 * 10, 17);
+
+    // The per-level stages, each on the planes the previous one made (the confidence last: it
+    // rewrites the state the steps used).
+    add(16, kStage, time_of(reps, warm, [&] { stage(0); }), 4.0 * 3, 18);
+    add(17, kStage, time_of(reps, warm, [&] { stage(1); }), 4.0 * 5, 3);
+    add(18, kStage, time_of(reps, warm, [&] { stage(2); }), 4.0 * 6, 3.0 * s);
+    add(19, kStage, time_of(reps, warm, [&] { stage(3); }), 4.0 * 6, 3.0 * s);
+    add(20, kStage, time_of(reps, warm, [&] { stage(4); }), 4.0 * 5, 15);
+}
+
 // The rows of one path. Returns false (why set) when the path is not available here.
 bool time_path(const CpuOpts& o, of_backend backend, of_precision prec, PathResult* out, std::string* why) {
     const int w = o.w, h = o.h, reps = o.smoke ? 2 : 15, warm = o.smoke ? 1 : 3;
@@ -268,11 +388,14 @@ bool time_path(const CpuOpts& o, of_backend backend, of_precision prec, PathResu
     of_context* hs = path_ctx(OF_ALGO_HS, OF_SOLVER_JACOBI, backend, prec, o, why);
     of_context* clg = path_ctx(OF_ALGO_CLG, OF_SOLVER_JACOBI, backend, prec, o, why);
     of_context* sor = path_ctx(OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, backend, prec, o, why);
-    if (!hs || !clg || !sor) {
+    // LK the same (no path has F16 LK entries yet: an F16 request runs the F32 ones).
+    of_context* lk = path_ctx(OF_ALGO_LK, OF_SOLVER_JACOBI, backend, prec, o, why);
+    if (!hs || !clg || !sor || !lk) {
         of_destroy(tv);
         of_destroy(hs);
         of_destroy(clg);
         of_destroy(sor);
+        of_destroy(lk);
         return false;
     }
     auto add = [&](int i, Kind kind, double seconds, double bytes, double flops) {
@@ -405,10 +528,13 @@ bool time_path(const CpuOpts& o, of_backend backend, of_precision prec, PathResu
             for (int c = 0; c < oflow::kHsChannels; ++c) ks.rb_split(jp[c], red.j[c], black.j[c], 0, h);
         }),
         4.0 * 10, 0);
+
+    time_lk(lk, i0, i1, reps, warm, add);
     of_destroy(tv);
     of_destroy(hs);
     of_destroy(clg);
     of_destroy(sor);
+    of_destroy(lk);
     return true;
 }
 
@@ -431,6 +557,10 @@ of_context* cpu_frame_ctx(of_config c) {
     return of_create(&c, &ctx) == OF_OK ? ctx : nullptr;
 }
 
+// The whole-frame rows: TV-L1, HS Jacobi, HS SOR, CLG Jacobi, CLG SOR, LK (bench_smoke_check.cmake
+// checks the same list).
+const size_t kFrameRows = 6;
+
 int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows, of_config* shown) {
     const size_t n = static_cast<size_t>(o.w) * static_cast<size_t>(o.h);
     std::vector<float> f0(n), f1(n), gu(n), gv(n);
@@ -443,7 +573,8 @@ int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows, of_co
                        {OF_ALGO_HS, OF_SOLVER_JACOBI, "HS Jacobi"},
                        {OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR, "HS SOR"},
                        {OF_ALGO_CLG, OF_SOLVER_JACOBI, "CLG Jacobi"},
-                       {OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, "CLG SOR"}};
+                       {OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, "CLG SOR"},
+                       {OF_ALGO_LK, OF_SOLVER_JACOBI, "LK"}};
     for (const Algo& a : algos) {
         FrameRow r{a.name, "", 0, 0, 0, 0};
         for (int pass = 0; pass < 2; ++pass) {
@@ -602,6 +733,12 @@ int run_cpu_bench(int argc, char** argv) {
                     "local-norm); ms per frame, median of %d\n",
                     o.w, o.h, shown.warps, shown.iterations, static_cast<double>(shown.epsilon), shown.median_size,
                     o.smoke ? 1 : 3);
+        of_config lkc;
+        of_config_init(&lkc, OF_ALGO_LK);
+        std::printf("(LK: its own of_config_init defaults, window %u, min_eigen %g, up to %u Newton steps per level, "
+                    "epsilon %g, median %u; iterations = the steps summed over the levels)\n",
+                    lkc.lk.window, static_cast<double>(lkc.lk.min_eigen), lkc.iterations,
+                    static_cast<double>(lkc.epsilon), lkc.median_size);
         std::printf("%-11s %-10s %11s %13s %8s %16s\n", "algorithm", "path", "1 thread", "threads", "speed-up",
                     "iterations 1 / N");
         for (const FrameRow& f : frames)
@@ -628,8 +765,8 @@ int run_cpu_bench(int argc, char** argv) {
             std::fprintf(stderr, "oflow-bench --cpu: frame row '%s' has no valid time\n", f.name.c_str());
             ++bad;
         }
-    if (o.frames && frames.size() != 5) {
-        std::fprintf(stderr, "oflow-bench --cpu: %zu frame rows, want 5\n", frames.size());
+    if (o.frames && frames.size() != kFrameRows) {
+        std::fprintf(stderr, "oflow-bench --cpu: %zu frame rows, want %zu\n", frames.size(), kFrameRows);
         ++bad;
     }
     if (o.json) {

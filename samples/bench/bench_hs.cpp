@@ -45,8 +45,10 @@ namespace {
 
 struct Row {
     std::string section, algo, solver, variant, prec;
-    int w = 0, h = 0, bw = 0, bh = 0, depth = 0, rows = 0;
-    double ns = 0, ratio = 0, bytes = 0, flops = 0, redundancy = 0, gbps = 0, share = 0, gflops = 0, ms = 0;
+    int w = 0, h = 0;
+    bench::Inner t; // section "inner" and "depth"
+    double ms = 0;  // section "frame"
+    double ratio = 0;
     bool ok = false;
 };
 
@@ -103,40 +105,10 @@ Row inner(const Kind& k, int w, int h, const std::vector<float>& i0, const std::
     c.iterations = static_cast<uint32_t>(iters);
     c.robust = OF_ROBUST_NONE;
     c.median_size = 0;
-    of_context* ctx = nullptr;
-    if (of_create(&c, &ctx) != OF_OK) {
-        std::fprintf(stderr, "oflow-bench --hs: %dx%d %s %s %s %s: of_create: %s\n", w, h, r.algo.c_str(), r.solver.c_str(),
-                     r.variant.c_str(), r.prec.c_str(), of_last_error(nullptr));
-        return r;
-    }
-    char buf[oflow::kErrorCapacity] = {0};
-    const oflow::ErrorSink err{buf};
-    std::vector<float> ms(static_cast<size_t>(runs), 0.0f);
-    of_status t = oflow::cuda::hooks::bench_prepare(ctx->cuda, i0.data(), i1.data(), w, h, err);
-    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, 2, ms.data(), err);
-    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, runs, ms.data(), err);
-    if (t != OF_OK) {
-        std::fprintf(stderr, "oflow-bench --hs: %dx%d: %s\n", w, h, buf);
-        of_destroy(ctx);
-        return r;
-    }
-    std::size_t shared = 0;
-    oflow::cuda::hooks::launch_shape(ctx->cuda, &r.bw, &r.bh, &r.depth, &shared);
-    const oflow::cuda::hooks::Model m = oflow::cuda::hooks::model(ctx->cuda, w, h, iters);
-    of_info info;
-    info.struct_size = sizeof info;
-    of_get_info(ctx, &info);
-    of_destroy(ctx);
-    const double med = bench::median(std::vector<double>(ms.begin(), ms.end()));
-    const double px_it = static_cast<double>(w) * static_cast<double>(h) * iters;
-    r.ns = med * 1e6 / px_it;
-    r.bytes = m.bytes;
-    r.flops = m.flops;
-    r.redundancy = m.redundancy;
-    r.gbps = m.bytes * px_it / (med * 1e-3) / 1e9;
-    r.share = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
-    r.gflops = m.flops * px_it / (med * 1e-3) / 1e9;
-    r.ok = true;
+    char who[96];
+    std::snprintf(who, sizeof who, "--hs %s %s %s %s", r.algo.c_str(), r.solver.c_str(), r.variant.c_str(), r.prec.c_str());
+    r.t = bench::time_inner(c, i0, i1, w, h, iters, runs, copy_gbps, who);
+    r.ok = r.t.ok;
     return r;
 }
 
@@ -148,111 +120,47 @@ void print_inner_header() {
 void print_inner(const Row& r) {
     char size[24], block[16];
     std::snprintf(size, sizeof size, "%dx%d", r.w, r.h);
-    std::snprintf(block, sizeof block, "%dx%d", r.bw, r.bh);
+    std::snprintf(block, sizeof block, "%dx%d", r.t.bw, r.t.bh);
     if (!r.ok) {
         std::printf("%-10s %-4s %-6s %-10s %-6s (failed, see stderr)\n", size, r.algo.c_str(), r.solver.c_str(),
                     r.variant.c_str(), r.prec.c_str());
         return;
     }
     std::printf("%-10s %-4s %-6s %-10s %-6s %-6s %2d %9.5f %7.2fx %7.1f %8.1f %5.1f%% %8.1f %6.2f\n", size, r.algo.c_str(),
-                r.solver.c_str(), r.variant.c_str(), r.prec.c_str(), block, r.depth, r.ns, r.ratio, r.bytes, r.gbps,
-                100.0 * r.share, r.gflops, r.redundancy);
+                r.solver.c_str(), r.variant.c_str(), r.prec.c_str(), block, r.t.depth, r.t.ns, r.ratio, r.t.bytes, r.t.gbps,
+                100.0 * r.t.share, r.t.gflops, r.t.redundancy);
 }
 
-struct Frames {
-    bench::DeviceFrames dev;
-    std::vector<unsigned char> f0, f1;
-    cudaStream_t stream = nullptr;
-    bool ok = false;
-    Frames(int w, int h) {
-        std::vector<float> a, b;
-        bench::texture(w, h, &a, &b);
-        const size_t n = a.size();
-        f0.resize(n);
-        f1.resize(n);
-        for (size_t i = 0; i < n; ++i) {
-            f0[i] = static_cast<unsigned char>(a[i] + 0.5f);
-            f1[i] = static_cast<unsigned char>(b[i] + 0.5f);
-        }
-        ok = bench::cuda_ok(cudaMalloc(&dev.f[0], n), "cudaMalloc") && bench::cuda_ok(cudaMalloc(&dev.f[1], n), "cudaMalloc") &&
-             bench::cuda_ok(cudaMalloc(reinterpret_cast<void**>(&dev.u), n * 4), "cudaMalloc") &&
-             bench::cuda_ok(cudaMalloc(reinterpret_cast<void**>(&dev.v), n * 4), "cudaMalloc") &&
-             bench::cuda_ok(cudaMemcpy(dev.f[0], f0.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy") &&
-             bench::cuda_ok(cudaMemcpy(dev.f[1], f1.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy") &&
-             bench::cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    }
-    ~Frames() {
-        if (stream) cudaStreamDestroy(stream);
-    }
-    Frames(const Frames&) = delete;
-    Frames& operator=(const Frames&) = delete;
-};
-
-Row frame(const Kind& k, int w, int h, uint32_t levels, uint32_t iterations, float growth, Frames& f, int frames,
-          int reps) {
+Row frame(const Kind& k, int w, int h, uint32_t levels, uint32_t iterations, float growth, const bench::U8Frames& f,
+          int frames, int reps) {
     Row r = row_of("frame", k, w, h);
     of_config c = hs_config(k, w, h);
-    c.format = OF_PIXEL_U8;
     c.levels = levels;
     c.warps = 1;
     c.iterations = iterations;
     c.iteration_growth = growth;
-    c.cuda_stream = f.stream;
-    bool pageable = false;
-    r.ok = f.ok && bench::time_frames(c, false, f.f0, f.f1, f.dev, f.stream, frames, reps, &r.ms, &pageable);
+    r.ok = bench::time_device_frames(c, f, frames, reps, &r.ms);
     return r;
 }
 
-void json_rows(const char* path, double copy_gbps, const std::vector<Row>& rows) {
-    FILE* f = std::fopen(path, "w");
-    if (!f) {
-        std::fprintf(stderr, "oflow-bench --hs: cannot write %s\n", path);
-        return;
-    }
-    std::fprintf(f, "{\n  \"copy_gbps\": %.2f,\n  \"rows\": [\n", copy_gbps);
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const Row& r = rows[i];
-        std::fprintf(f,
-                     "    {\"section\": \"%s\", \"algo\": \"%s\", \"solver\": \"%s\", \"variant\": \"%s\", \"precision\": "
-                     "\"%s\", \"w\": %d, \"h\": %d, \"block\": [%d, %d], \"depth\": %d, \"ok\": %s, \"ns_per_it_px\": "
-                     "%.6f, \"ratio\": %.4f, \"bytes\": %.2f, \"flops\": %.1f, \"gbps\": %.1f, \"redundancy\": %.3f, "
-                     "\"ms\": %.4f}%s\n",
-                     r.section.c_str(), r.algo.c_str(), r.solver.c_str(), r.variant.c_str(), r.prec.c_str(), r.w, r.h, r.bw,
-                     r.bh, r.depth, r.ok ? "true" : "false", r.ns, r.ratio, r.bytes, r.flops, r.gbps, r.redundancy, r.ms,
-                     i + 1 < rows.size() ? "," : "");
-    }
-    std::fprintf(f, "  ]\n}\n");
-    std::fclose(f);
+void json_row(FILE* f, const Row& r) {
+    std::fprintf(f,
+                 "{\"section\": \"%s\", \"algo\": \"%s\", \"solver\": \"%s\", \"variant\": \"%s\", \"precision\": \"%s\", "
+                 "\"w\": %d, \"h\": %d, \"block\": [%d, %d], \"depth\": %d, \"ok\": %s, \"ns_per_it_px\": %.6f, \"ratio\": "
+                 "%.4f, \"bytes\": %.2f, \"flops\": %.1f, \"gbps\": %.1f, \"redundancy\": %.3f, \"ms\": %.4f}",
+                 r.section.c_str(), r.algo.c_str(), r.solver.c_str(), r.variant.c_str(), r.prec.c_str(), r.w, r.h, r.t.bw,
+                 r.t.bh, r.t.depth, r.ok ? "true" : "false", r.t.ns, r.ratio, r.t.bytes, r.t.flops, r.t.gbps, r.t.redundancy,
+                 r.ms);
 }
 
 } // namespace
 
 int run_hs_bench(int argc, char** argv) {
-    bool quick = false, smoke = false;
-    const char* json = nullptr;
-    for (int i = 0; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--hs")) continue;
-        if (!std::strcmp(argv[i], "--quick")) {
-            quick = true;
-        } else if (!std::strcmp(argv[i], "--smoke")) {
-            smoke = true;
-        } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
-            json = argv[++i];
-        } else {
-            std::fprintf(stderr, "usage: oflow-bench --hs [--quick] [--smoke] [--json FILE]\n");
-            return 2;
-        }
-    }
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        std::printf("oflow-bench --hs: no CUDA device\n");
-        return 0;
-    }
-    const double copy = bench::copy_bandwidth(smoke ? (8u << 20) : (256u << 20), smoke ? 3 : 9);
-    cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
-    std::printf("oflow-bench --hs on %s (%d SMs): copy bandwidth %.1f GB/s (device-to-device, read + write)\n", prop.name,
-                prop.multiProcessorCount, copy);
+    bench::PartOptions o;
+    if (!bench::part_options(argc, argv, "--hs", &o)) return 2;
+    const bool quick = o.quick, smoke = o.smoke;
+    const double copy = bench::part_start("--hs", smoke);
+    if (copy < 0) return 0;
     std::vector<Row> rows;
     const int iters = 20, runs = smoke ? 3 : (quick ? 7 : 15);
     std::vector<int> sizes = smoke ? std::vector<int>{256} : std::vector<int>{2048, 4096};
@@ -285,8 +193,8 @@ int run_hs_bench(int argc, char** argv) {
         for (const Kind& k : kinds) {
             Row r = inner(k, s, s, i0, i1, iters, runs, copy);
             const int ai = k.a == OF_ALGO_CLG ? 1 : 0;
-            if (k.s == OF_SOLVER_JACOBI && k.v == OF_VARIANT_GLOBAL && k.p == OF_PRECISION_F32 && r.ok) base[ai] = r.ns;
-            r.ratio = r.ok && r.ns > 0 ? base[ai] / r.ns : 0;
+            if (k.s == OF_SOLVER_JACOBI && k.v == OF_VARIANT_GLOBAL && k.p == OF_PRECISION_F32 && r.ok) base[ai] = r.t.ns;
+            r.ratio = r.ok && r.t.ns > 0 ? base[ai] / r.t.ns : 0;
             print_inner(r);
             rows.push_back(r);
         }
@@ -309,7 +217,7 @@ int run_hs_bench(int argc, char** argv) {
                 Row r = inner({OF_ALGO_HS, OF_SOLVER_JACOBI, OF_VARIANT_MULTI_ITER, p, 0, static_cast<uint32_t>(d)}, s, s,
                               i0, i1, iters, runs, copy);
                 r.section = "depth";
-                r.ratio = r.ok && b.ok ? b.ns / r.ns : 0;
+                r.ratio = r.ok && b.ok ? b.t.ns / r.t.ns : 0;
                 print_inner(r);
                 rows.push_back(r);
             }
@@ -323,9 +231,9 @@ int run_hs_bench(int argc, char** argv) {
             for (const Row& q : rows)
                 if (q.section == "inner" && q.algo == "hs" && q.solver == "jacobi" && q.variant == "global" &&
                     q.prec == "f32" && q.w == r.w)
-                    base = q.ns;
+                    base = q.t.ns;
             std::printf("  %dx%d %-7s %-6s sweep %.5f ns/px, Jacobi GLOBAL F32 %.5f: %.2fx\n", r.w, r.h, r.variant.c_str(),
-                        r.prec.c_str(), r.ns, base, base > 0 ? r.ns / base : 0.0);
+                        r.prec.c_str(), r.t.ns, base, base > 0 ? r.t.ns / base : 0.0);
         }
 
     // (b) whole frames
@@ -345,7 +253,7 @@ int run_hs_bench(int argc, char** argv) {
                 "frame, median; 'vs base': GLOBAL F32 Jacobi / this)\n");
     for (const FrameSet& fs : sets) {
         const int w = smoke ? 64 : fs.w, h = smoke ? 48 : fs.h;
-        Frames f(w, h);
+        bench::U8Frames f(w, h);
         std::printf("  %s%s\n", fs.name, smoke ? " (smoke: 64x48)" : "");
         double base = 0;
         const Kind fk[] = {{fs.a, OF_SOLVER_JACOBI, OF_VARIANT_GLOBAL, OF_PRECISION_F32, 0, 0},
@@ -362,7 +270,7 @@ int run_hs_bench(int argc, char** argv) {
             rows.push_back(r);
         }
     }
-    if (json) json_rows(json, copy, rows);
+    if (o.json) bench::json_rows(o.json, "--hs", copy, rows.size(), [&](FILE* out, size_t i) { json_row(out, rows[i]); });
     for (const Row& r : rows)
         if (!r.ok) return 1;
     return 0;

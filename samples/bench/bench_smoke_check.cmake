@@ -26,8 +26,12 @@ file(READ "${JSON}" js)
 
 set(rows "tvl1 calc_u + calc_p (baseline)" "tvl1 iter_rows (fused rows)" "hs jacobi" "clg coupled jacobi"
     "clg plain point jacobi" "red-black sor (red + black)" "stage warp_image (bicubic)" "stage derivatives"
-    "stage tensor (5 ch)" "stage tensor blur rho 2 (5 ch, h + v)" "stage rb_split (5 ch)")
-set(frames "TV-L1" "HS Jacobi" "HS SOR" "CLG Jacobi" "CLG SOR")
+    "stage tensor (5 ch)" "stage tensor blur rho 2 (5 ch, h + v)" "stage rb_split (5 ch)"
+    "lk newton step (the 4 rows below)" "lk residual (bilinear)" "lk box_h_multi (2 ch)" "lk box_v_multi (2 ch)"
+    "lk update (2x2 step)" "lk stage gradient (scharr)" "lk stage tensor (3 ch)" "lk stage box_h_multi (3 ch)"
+    "lk stage box_v_multi (3 ch)" "lk stage confidence")
+set(frames "TV-L1" "HS Jacobi" "HS SOR" "CLG Jacobi" "CLG SOR" "LK")
+list(LENGTH frames nframes)
 list(LENGTH rows nrows)
 set(bad "")
 
@@ -73,8 +77,8 @@ else()
 endif()
 
 string(JSON nf LENGTH "${js}" frames rows)
-if(NOT nf EQUAL 5)
-  string(APPEND bad "  ${nf} frame rows, want 5\n")
+if(NOT nf EQUAL nframes)
+  string(APPEND bad "  ${nf} frame rows, want ${nframes}\n")
 else()
   set(i 0)
   foreach(want IN LISTS frames)
@@ -111,4 +115,4 @@ endforeach()
 if(bad)
   message(FATAL_ERROR "oflow-bench --cpu --smoke:\n${bad}")
 endif()
-message(STATUS "oflow-bench --cpu --smoke: ${npaths} path(s) x ${nrows} kernel rows and 5 frame rows, all timed")
+message(STATUS "oflow-bench --cpu --smoke: ${npaths} path(s) x ${nrows} kernel rows and ${nframes} frame rows, all timed")

@@ -43,6 +43,23 @@ void texture(int w, int h, std::vector<float>* i0, std::vector<float>* i1) {
         }
 }
 
+bool part_options(int argc, char** argv, const char* flag, PartOptions* o) {
+    for (int i = 0; i < argc; ++i) {
+        if (!std::strcmp(argv[i], flag)) continue;
+        if (!std::strcmp(argv[i], "--quick")) {
+            o->quick = true;
+        } else if (!std::strcmp(argv[i], "--smoke")) {
+            o->smoke = true;
+        } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
+            o->json = argv[++i];
+        } else {
+            std::fprintf(stderr, "usage: oflow-bench %s [--quick] [--smoke] [--json FILE]\n", flag);
+            return false;
+        }
+    }
+    return true;
+}
+
 #if OF_BENCH_CUDA
 
 bool cuda_ok(int e, const char* what) {
@@ -144,6 +161,102 @@ bool time_frames(const of_config& c, bool host_io, const std::vector<unsigned ch
     of_destroy(ctx);
     *ms_per_frame = median(per_frame);
     return ok;
+}
+
+double part_start(const char* flag, bool smoke) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        std::printf("oflow-bench %s: no CUDA device\n", flag);
+        return -1.0;
+    }
+    const double copy = copy_bandwidth(smoke ? (8u << 20) : (256u << 20), smoke ? 3 : 9);
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    std::printf("oflow-bench %s on %s (%d SMs): copy bandwidth %.1f GB/s (device-to-device, read + write)\n", flag,
+                prop.name, prop.multiProcessorCount, copy);
+    return copy;
+}
+
+void json_rows(const char* path, const char* flag, double copy_gbps, std::size_t n,
+               const std::function<void(FILE*, std::size_t)>& row) {
+    FILE* f = std::fopen(path, "w");
+    if (!f) {
+        std::fprintf(stderr, "oflow-bench %s: cannot write %s\n", flag, path);
+        return;
+    }
+    std::fprintf(f, "{\n  \"copy_gbps\": %.2f,\n  \"rows\": [\n", copy_gbps);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::fprintf(f, "    ");
+        row(f, i);
+        std::fprintf(f, "%s\n", i + 1 < n ? "," : "");
+    }
+    std::fprintf(f, "  ]\n}\n");
+    std::fclose(f);
+}
+
+U8Frames::U8Frames(int w, int h) {
+    std::vector<float> a, b;
+    texture(w, h, &a, &b);
+    const size_t n = a.size();
+    f0.resize(n);
+    f1.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        f0[i] = static_cast<unsigned char>(a[i] + 0.5f);
+        f1[i] = static_cast<unsigned char>(b[i] + 0.5f);
+    }
+    ok = cuda_ok(cudaMalloc(&dev.f[0], n), "cudaMalloc") && cuda_ok(cudaMalloc(&dev.f[1], n), "cudaMalloc") &&
+         cuda_ok(cudaMalloc(reinterpret_cast<void**>(&dev.u), n * 4), "cudaMalloc") &&
+         cuda_ok(cudaMalloc(reinterpret_cast<void**>(&dev.v), n * 4), "cudaMalloc") &&
+         cuda_ok(cudaMemcpy(dev.f[0], f0.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy") &&
+         cuda_ok(cudaMemcpy(dev.f[1], f1.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy") &&
+         cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+}
+
+U8Frames::~U8Frames() {
+    if (stream) cudaStreamDestroy(stream);
+}
+
+bool time_device_frames(of_config c, const U8Frames& f, int frames, int reps, double* ms_per_frame) {
+    c.format = OF_PIXEL_U8;
+    c.cuda_stream = f.stream;
+    bool pageable = false;
+    return f.ok && time_frames(c, false, f.f0, f.f1, f.dev, f.stream, frames, reps, ms_per_frame, &pageable);
+}
+
+Inner time_inner(const of_config& c, const std::vector<float>& i0, const std::vector<float>& i1, int w, int h, int iters,
+                 int runs, double copy_gbps, const char* who) {
+    Inner r;
+    of_context* ctx = nullptr;
+    if (of_create(&c, &ctx) != OF_OK) {
+        std::fprintf(stderr, "oflow-bench: %s %dx%d: of_create: %s\n", who, w, h, of_last_error(nullptr));
+        return r;
+    }
+    char buf[oflow::kErrorCapacity] = {0};
+    const oflow::ErrorSink err{buf};
+    std::vector<float> ms(static_cast<size_t>(runs), 0.0f);
+    of_status t = oflow::cuda::hooks::bench_prepare(ctx->cuda, i0.data(), i1.data(), w, h, err);
+    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, 2, ms.data(), err);
+    if (t == OF_OK) t = oflow::cuda::hooks::bench_iterations(ctx->cuda, iters, runs, ms.data(), err);
+    if (t != OF_OK) {
+        std::fprintf(stderr, "oflow-bench: %s %dx%d: %s\n", who, w, h, buf);
+        of_destroy(ctx);
+        return r;
+    }
+    std::size_t shared = 0;
+    oflow::cuda::hooks::launch_shape(ctx->cuda, &r.bw, &r.bh, &r.depth, &shared);
+    const oflow::cuda::hooks::Model m = oflow::cuda::hooks::model(ctx->cuda, w, h, iters);
+    of_destroy(ctx);
+    const double med = median(std::vector<double>(ms.begin(), ms.end()));
+    const double px_it = static_cast<double>(w) * static_cast<double>(h) * iters;
+    r.ns = med * 1e6 / px_it;
+    r.bytes = m.bytes;
+    r.flops = m.flops;
+    r.redundancy = m.redundancy;
+    r.gbps = m.bytes * px_it / (med * 1e-3) / 1e9;
+    r.share = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
+    r.gflops = m.flops * px_it / (med * 1e-3) / 1e9;
+    r.ok = true;
+    return r;
 }
 
 #endif

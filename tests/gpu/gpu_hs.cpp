@@ -24,9 +24,8 @@
 //  refuse   SOR with MULTI_ITER asked for explicitly: OF_ERR_UNSUPPORTED naming SOR.
 // `gpu_hs NAME...` runs only the named sub-tests. OFLOW_GPU_SMALL=1: the odd-size frames only,
 // 13 iterations, 1 warp.
-#include "gpu_util.hpp"
+#include "gpu_hooks.hpp"
 
-#include "core/context.hpp"
 #include "core/hs_kernels.hpp"
 #include "core/ref/kernels_ref.hpp"
 #include "cuda/cuda_bench.hpp"
@@ -76,33 +75,7 @@ of_config hs_config(of_algorithm a, of_solver s, uint32_t w, uint32_t h) {
     return c;
 }
 
-of_config on_cuda(of_config c, of_variant v, of_precision p) {
-    c.backend = OF_BACKEND_CUDA;
-    c.variant = v;
-    c.precision = p;
-    return c;
-}
-
 // ---- stages ---------------------------------------------------------------------------------
-
-struct Ctx {
-    of_context* ctx = nullptr;
-    explicit Ctx(const of_config& c) {
-        ctx = create_or_report(c, "gpu_hs context");
-        CHECK(ctx != nullptr);
-    }
-    ~Ctx() { of_destroy(ctx); }
-    Ctx(const Ctx&) = delete;
-    Ctx& operator=(const Ctx&) = delete;
-};
-
-bool run(const Ctx& c, StageRun& r, const char* what) {
-    if (!c.ctx) return false;
-    char buf[oflow::kErrorCapacity] = {0};
-    const of_status s = oflow::cuda::hooks::run_stage(c.ctx->cuda, &r, oflow::ErrorSink{buf});
-    CHECK_MSG(s == OF_OK, "%s: run_stage: %s (%s)", what, st(s), buf);
-    return s == OF_OK;
-}
 
 Plane view(Vec& v, int w, int h) { return Plane{v.data(), w, h, w}; }
 
@@ -212,15 +185,6 @@ Vec ref_solve(const RefWarp& rwc, int w, int h, of_algorithm a, of_solver s, flo
     return out;
 }
 
-bool bitwise(const Vec& a, const Vec& b, const char* what) {
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0 && bad++ == 0) first = i;
-    CHECK_MSG(bad == 0, "%s: %zu of %zu values differ from the reference (first at %zu: %.9g vs %.9g)", what, bad,
-              a.size(), first, bad ? static_cast<double>(a[first]) : 0.0, bad ? static_cast<double>(b[first]) : 0.0);
-    return bad == 0;
-}
-
 void test_stages() {
     std::printf("\nstages: one warp at level 0 vs the reference kernels (smooth-field 97x61, flow (0.7, -0.4))\n");
     const int w = 97, h = 61;
@@ -241,7 +205,7 @@ void test_stages() {
             char what[128];
             std::snprintf(what, sizeof what, "%s %s %s %s", algo_str(sv.algo), solver_str(sv.solver),
                           variant_str(sv.variant), precision_str(pr));
-            Ctx c(on_cuda(base, sv.variant, pr));
+            HookCtx c(on_cuda(base, sv.variant, pr));
             if (!c.ctx) continue;
             StageRun r;
             std::memset(&r, 0, sizeof r);
@@ -258,7 +222,7 @@ void test_stages() {
                 r.out[1] = ix.data();
                 r.out[2] = iy.data();
                 r.out[3] = it.data();
-                if (run(c, r, what)) {
+                if (run_hook(c, r, what)) {
                     char s2[160];
                     std::snprintf(s2, sizeof s2, "%s warp_image", what);
                     bitwise(i1w, rw.i1w, s2);
@@ -274,7 +238,7 @@ void test_stages() {
                         j[ch].assign(n, 0.0f);
                         r.out[ch] = j[ch].data();
                     }
-                    if (run(c, r, what))
+                    if (run_hook(c, r, what))
                         for (int ch = 0; ch < oflow::kHsChannels; ++ch) {
                             char s2[160];
                             std::snprintf(s2, sizeof s2, "%s tensor channel %d", what, ch);
@@ -288,7 +252,7 @@ void test_stages() {
             r.iterations = iters;
             r.out[0] = du.data();
             r.out[1] = dv.data();
-            if (!run(c, r, what)) continue;
+            if (!run_hook(c, r, what)) continue;
             double d = 0.0;
             for (size_t i = 0; i < n; ++i)
                 d = std::max(d, std::max(std::fabs(static_cast<double>(du[i]) - rs[i]),
@@ -314,19 +278,11 @@ of_config frame_schedule(of_config c) {
 }
 
 void test_frames() {
-    struct Sized {
-        Case c;
-        uint32_t w, h;
-    };
-    const Sized cases[] = {{Case::Translation, 160, 120}, {Case::RotationZoom, 160, 120}, {Case::SmoothField, 160, 120},
-                           {Case::Occlusion, 160, 120},   {Case::NoiseGain, 160, 120},    {Case::SmoothField, 97, 61},
-                           {Case::Translation, 97, 61}};
     std::printf("\nframes vs reference: levels auto, warps 5, iterations 50, epsilon 0\n");
     std::printf("%-13s %-7s %-4s %-6s %-10s %9s %9s %9s %10s %s\n", "case", "size", "algo", "solver", "variant", "EPE ref",
                 "EPE F32", "EPE F16", "max|d| F32", "result");
-    const size_t nc = sizeof cases / sizeof cases[0];
-    for (size_t ci = small_run() ? nc - 2 : 0; ci < nc; ++ci) {
-        const Sized& k = cases[ci];
+    for (size_t ci = small_run() ? kFrameCaseCount - 2 : 0; ci < kFrameCaseCount; ++ci) {
+        const SizedCase& k = kFrameCases[ci];
         const Pair p = synth_pair(k.c, k.w, k.h, 1);
         const FramePair fp = frames_of(p, OF_PIXEL_F32);
         char size[16];
@@ -362,36 +318,15 @@ void test_frames() {
 // ---- accuracy cases at the defaults ---------------------------------------------------------
 
 void test_accuracy() {
-    struct Exposed {
-        Case c;
-        oflow::synth::Texture t;
-        float gain, offset, noise;
-    };
-    const Exposed cases[] = {
-        {Case::Translation, oflow::synth::Texture::Default, 1, 0, 0},
-        {Case::RotationZoom, oflow::synth::Texture::Default, 1, 0, 0},
-        {Case::SmoothField, oflow::synth::Texture::Default, 1, 0, 0},
-        {Case::Occlusion, oflow::synth::Texture::Default, 1, 0, 0},
-        {Case::NoiseGain, oflow::synth::Texture::Default, 1, 0, 0},
-        {Case::FineTexture, oflow::synth::Texture::Fine, 1, 0, 0},
-        {Case::CameraMotion, oflow::synth::Texture::Default, 1, 0, 0},
-        {Case::SmoothField, oflow::synth::Texture::Default, 1.25f, 20.0f, 3.0f},
-        {Case::FineTexture, oflow::synth::Texture::Fine, 1.25f, 20.0f, 3.0f},
-    };
     const uint32_t w = 160, h = 120;
     std::printf("\naccuracy cases at the defaults (epsilon 0.01, local-norm, median 5), %ux%u\n", w, h);
     std::printf("%-26s %-4s %-6s %-10s %9s %9s %9s %8s %8s %s\n", "case", "algo", "solver", "variant", "EPE ref",
                 "EPE F32", "EPE F16", "it ref", "it F32", "result");
     if (small_run()) return;
-    for (const Exposed& k : cases) {
-        oflow::synth::Exposure e;
-        e.gain = k.gain;
-        e.offset = k.offset;
-        e.noise_sigma = k.noise;
-        const Pair p = synth_pair_exposed(k.c, k.t, e, w, h, 1);
-        const FramePair fp = frames_of(p, OF_PIXEL_F32);
+    for (const ExposedCase& k : kAccuracyCases) {
         char name[64];
-        std::snprintf(name, sizeof name, "%s%s", oflow::synth::case_name(k.c), k.gain != 1.0f ? " 1.25,20,3" : "");
+        const Pair p = accuracy_pair(k, w, h, name, sizeof name);
+        const FramePair fp = frames_of(p, OF_PIXEL_F32);
         for (const Solver& sv : kSolvers) {
             if (sv.variant == OF_VARIANT_FUSED) continue; // GLOBAL and MULTI_ITER (Jacobi), GLOBAL (SOR): the time
             of_config base = hs_config(sv.algo, sv.solver, w, h);
@@ -470,20 +405,7 @@ void test_refusals() {
               "SOR MULTI_ITER: %s (%s)", st(s), of_last_error(nullptr));
     of_destroy(ctx);
     // AUTO picks the CUDA path for HS and CLG on a GPU machine (the generic table's crossover).
-    of_config a = hs_config(OF_ALGO_HS, OF_SOLVER_JACOBI, 256, 256);
-    a.backend = OF_BACKEND_AUTO;
-    ctx = create_or_report(a, "HS AUTO");
-    if (ctx) {
-        CHECK_MSG(info_of(ctx).backend == OF_BACKEND_CUDA, "HS AUTO at 256x256 ran backend %d", info_of(ctx).backend);
-        of_destroy(ctx);
-    }
-}
-
-bool wanted(int argc, char** argv, const char* name) {
-    if (argc < 2) return true;
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], name) == 0) return true;
-    return false;
+    check_auto_picks_cuda(hs_config(OF_ALGO_HS, OF_SOLVER_JACOBI, 256, 256), "HS AUTO at 256x256");
 }
 
 } // namespace

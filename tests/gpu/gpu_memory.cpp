@@ -10,6 +10,8 @@
 //        device F32 frames + device flow:  0 allocations, 1 wait (the finiteness check)
 //        host F32 frames + host flow:      0 allocations, 1 wait
 //        a frame split by level (AUTO, xavier table): one more wait (the coarse pyramids)
+//    and the same for HS / CLG and for Lucas-Kanade, whose validity plane (from its level-0
+//    confidence, in the flow's memory) adds neither a wait nor an allocation.
 //  - A caller device arena: create allocates no device memory; too small -> OF_ERR_ARENA.
 //  - A caller stream is used (work is on it).
 //  - Out of device memory at create (32768 x 32768; a second one on GPUs big enough for the
@@ -17,6 +19,8 @@
 //  - No lazy set-up: the first of_process after create takes at most twice the second.
 #include "alloc_counter.hpp"
 #include "gpu_util.hpp"
+
+#include "core/algorithm.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -127,10 +131,13 @@ void test_wrappers_active() {
 }
 
 void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame, bool split = false,
-                of_algorithm algo = OF_ALGO_TVL1, of_solver solver = OF_SOLVER_JACOBI) {
+                of_algorithm algo = OF_ALGO_TVL1, of_solver solver = OF_SOLVER_JACOBI,
+                of_valid_format vf = OF_VALID_NONE) {
     // split: backend AUTO on the xavier table, whose per-level crossover (512x512; TV-L1 and HS)
-    // puts every level of a 768x384 frame but the first on the CPU: one more wait per frame.
-    const uint32_t w = split ? 768 : 160, h = split ? 384 : 120;
+    // puts every level of a 768x384 frame but the first on the CPU: one more wait per frame. LK's
+    // (32x32, per level) does that to a 64x48 frame.
+    const bool lk = algo == OF_ALGO_LK;
+    const uint32_t w = split ? (lk ? 64 : 768) : 160, h = split ? (lk ? 48 : 384) : 120;
     const int frames = 4;
     of_config c = tvl1_config(w, h);
     if (algo != OF_ALGO_TVL1) {
@@ -141,16 +148,21 @@ void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame
         c.epsilon = 0.0f;
         c.precision = OF_PRECISION_F32; // xavier's HS F16 row puts every level on the GPU: no split
     }
+    const bool lk_cuda = lk && oflow::find_algorithm(OF_ALGO_LK) && oflow::find_algorithm(OF_ALGO_LK)->cuda;
+    if (lk && !lk_cuda) {
+        std::printf("LK rows skipped: LK's registry entry has no CUDA path in this build\n");
+        return;
+    }
     c.backend = split ? OF_BACKEND_AUTO : OF_BACKEND_CUDA;
     c.platform = split ? "xavier" : nullptr;
     c.format = fmt;
-    c.warps = 3;
+    c.warps = lk ? 1 : 3; // LK has no warps
     c.iterations = 20;
     char what[128];
-    std::snprintf(what, sizeof what, "%s%s format %d, %s frames and flow%s",
-                  algo == OF_ALGO_TVL1 ? "TV-L1" : (algo == OF_ALGO_HS ? "HS" : "CLG"),
-                  algo == OF_ALGO_TVL1 ? "" : (solver == OF_SOLVER_JACOBI ? " Jacobi" : " SOR"), static_cast<int>(fmt),
-                  device_io ? "device" : "host", split ? ", split" : "");
+    std::snprintf(what, sizeof what, "%s%s format %d, %s frames and flow%s%s",
+                  algo == OF_ALGO_TVL1 ? "TV-L1" : (algo == OF_ALGO_HS ? "HS" : (lk ? "LK" : "CLG")),
+                  algo == OF_ALGO_TVL1 || lk ? "" : (solver == OF_SOLVER_JACOBI ? " Jacobi" : " SOR"), static_cast<int>(fmt),
+                  device_io ? "device" : "host", vf == OF_VALID_NONE ? "" : " + validity", split ? ", split" : "");
     of_context* ctx = create_or_report(c, what);
     CHECK(ctx != nullptr);
     if (!ctx) return;
@@ -164,6 +176,17 @@ void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame
     const DevFrame a = to_device(fp.prev, OF_MEMORY_CUDA_DEVICE), b = to_device(fp.next, OF_MEMORY_CUDA_DEVICE);
     DevFlow df = device_flow(w, h, OF_FLOW_PLANAR, OF_MEMORY_CUDA_DEVICE);
     FlowBuf hf = make_flow(w, h);
+    // The validity plane (mask or confidence, row stride w * 4 fits both) in the flow's memory.
+    const size_t vstride = static_cast<size_t>(w) * 4;
+    DevBuf dvalid;
+    if (vf != OF_VALID_NONE) dvalid = DevBuf(vstride * h);
+    std::vector<unsigned char> hvalid(vf == OF_VALID_NONE ? 0 : vstride * h);
+    if (vf != OF_VALID_NONE) {
+        df.f.valid_format = hf.f.valid_format = vf;
+        df.f.valid_stride = hf.f.valid_stride = vstride;
+        df.f.valid = dvalid.p;
+        hf.f.valid = hvalid.data();
+    }
     // One frame before arming, like a camera loop's first iteration.
     of_status s = device_io ? of_process(ctx, &a.img, &b.img, &df.f) : of_process(ctx, &fp.prev.img, &fp.next.img, &hf.f);
     CHECK_MSG(s == OF_OK, "%s: %s (%s)", what, st(s), of_last_error(ctx));
@@ -329,6 +352,15 @@ int main() {
     run_frames(OF_PIXEL_F32, true, 1, false, OF_ALGO_CLG, OF_SOLVER_JACOBI);
     run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR);
     run_frames(OF_PIXEL_U8, false, 2, true, OF_ALGO_HS, OF_SOLVER_JACOBI);
+    // Lucas-Kanade: the same contract, with and without its validity plane (host output downloads
+    // the confidence before the frame's one wait; device output writes it on the stream).
+    run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_LK);
+    run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
+    run_frames(OF_PIXEL_U8, false, 1, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_CONFIDENCE_F32);
+    run_frames(OF_PIXEL_F32, true, 1, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_CONFIDENCE_F32);
+    run_frames(OF_PIXEL_F32, false, 1, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
+    run_frames(OF_PIXEL_U8, true, 1, true, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
+    run_frames(OF_PIXEL_U8, false, 2, true, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
     test_caller_arena_and_stream();
     test_first_frame();
     test_out_of_memory();

@@ -14,6 +14,8 @@
 //    red-black SOR), at the shape the library's own resolution (cuda::hs_resolve_tuning, reached
 //    through the algorithm registry as core/select.cpp does) gives a config of that algorithm,
 //    precision, variant and solver with the row as its table defaults;
+//  - the Lucas-Kanade step kernels of every lk <launch> row at the shape cuda::lk_resolve_tuning
+//    (reached the same way) gives, with the most dynamic shared memory any window (3..33) takes;
 // and fails when, on that board's architecture:
 //  - the kernel has no code;
 //  - registers x threads exceed the board's registers per block (registers allocated per warp
@@ -22,10 +24,12 @@
 //  - the stack frame (spilled registers and local arrays) exceeds 128 bytes per thread;
 //  - (HS/CLG) the resolution refuses the row, so a context would not create.
 // A kernel in the reports that the registry below does not know is an error too, so a new
-// kernel cannot pass unchecked. Rows of algorithms or variants without CUDA kernels (lk,
-// pipeline) are listed, not checked. In a build of the library without CUDA (the suite also
-// runs this tool's fixture tests there) the HS/CLG resolution does not exist: its rows are then
-// listed as not checked, and --require-cuda makes that an error (the Jetson stage passes it).
+// kernel cannot pass unchecked. Rows of variants without CUDA kernels (pipeline), and of an
+// algorithm whose registry entry has no CUDA path, are listed, not checked. In a build of the
+// library without CUDA (the suite also runs this tool's fixture tests there) the HS/CLG/LK
+// resolutions do not exist: their rows are then listed as not checked, and --require-cuda makes
+// that an error for every algorithm whose entry says it has a CUDA path (gpu_path; the Jetson
+// stage passes it).
 //
 // Output: a Markdown report on stdout (--markdown FILE: also written there; the stage keeps it
 // as docs/jetson-resources.md). Exit status: 0 all fit, 1 a check failed, 2 usage or input error.
@@ -33,6 +37,7 @@
 #include "oflow.h"
 
 #include "core/algorithm.hpp"
+#include "core/lk_kernels.hpp"
 #include "cuda/cuda_layout.hpp"
 #include "platform/tuning.hpp"
 
@@ -172,12 +177,19 @@ const Fixed kFixed[] = {
     {"k_hs_add_increment", kPlane, 0},
     {"k_hs_fixup", kPlane, 0},
     {"k_unpack_increment", kPlane, 0}, // HS test hook (hs_frame.cu hs_unpack_increment)
+    // LK per-level setup (lk_stages_cuda.cu) and the validity output (pyramid_cuda.cu).
+    {"k_lk_gradient", kPlane, 0},
+    {"k_lk_tensor_h", kPlane, 0},
+    {"k_lk_confidence", kPlane, 0},
+    {"k_write_validity", kPlane, 0},
 };
-// Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), then HS/CLG's
-// (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu).
-const char* const kIteration[] = {"k_global_calc_u", "k_global_calc_p", "k_fused",       "k_multi",
-                                  "k_multi_f16x2",   "k_hs_jacobi_global", "k_hs_multi", "k_hs_sor_half",
-                                  "k_hs_sor_fused"};
+// Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), HS/CLG's
+// (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu), then LK's Newton steps (lk_global_cuda.cu,
+// lk_fused_cuda.cu, lk_tile_cuda.cu).
+const char* const kIteration[] = {"k_global_calc_u",     "k_global_calc_p",   "k_fused",       "k_multi",
+                                  "k_multi_f16x2",       "k_hs_jacobi_global", "k_hs_multi",   "k_hs_sor_half",
+                                  "k_hs_sor_fused",      "k_lk_global",        "k_lk_fused_residual",
+                                  "k_lk_fused_update",   "k_lk_tile"};
 
 const Fixed* fixed_of(const std::string& base) {
     for (const Fixed& f : kFixed)
@@ -190,13 +202,16 @@ bool is_iteration(const std::string& base) {
     return false;
 }
 
+// Which rows launched a kernel: each family has its own section of the report.
+enum Family : int { kTvl1Rows = 0, kHsRows = 1, kLkRows = 2 };
+
 // One kernel as a board launches it.
 struct Use {
     std::string kernel; // short name; empty: the row cannot run (refused: why)
     int threads;
     std::size_t dyn;    // dynamic shared memory
     std::string why;    // "fixed", or the table rows: "f16 multi_iter 32x4 r4 d3 b128: 512,1024"
-    bool hs;            // an hs or clg row (its own section of the report)
+    int family;         // Family of the row
     std::string refused; // kernel empty: why the library refuses the row
 };
 
@@ -221,12 +236,12 @@ std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::
     switch (v) {
     case OF_VARIANT_GLOBAL:
         std::snprintf(buf, sizeof buf, "%dx%d", t.bw, t.bh);
-        u.push_back({"k_global_calc_u<" + T2 + ">", threads, 0, "", false, ""});
-        u.push_back({"k_global_calc_p<" + T2 + ">", threads, 0, "", false, ""});
+        u.push_back({"k_global_calc_u<" + T2 + ">", threads, 0, "", kTvl1Rows, ""});
+        u.push_back({"k_global_calc_p<" + T2 + ">", threads, 0, "", kTvl1Rows, ""});
         break;
     case OF_VARIANT_FUSED:
         std::snprintf(buf, sizeof buf, "%dx%d", t.bw, t.bh);
-        u.push_back({"k_fused<" + T2 + ">", threads, cuda::fused_shared_bytes(prec, t.bw, t.bh), "", false, ""});
+        u.push_back({"k_fused<" + T2 + ">", threads, cuda::fused_shared_bytes(prec, t.bw, t.bh), "", kTvl1Rows, ""});
         break;
     case OF_VARIANT_MULTI_ITER:
     default: {
@@ -237,7 +252,7 @@ std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::
             std::snprintf(k, sizeof k, "k_multi_f16x2<%d, %d>", t.rows, bound);
         else
             std::snprintf(k, sizeof k, "k_multi<float2, %d, %d>", t.rows, bound);
-        u.push_back({k, threads, 0, "", false, ""});
+        u.push_back({k, threads, 0, "", kTvl1Rows, ""});
         break;
     }
     }
@@ -268,10 +283,10 @@ Use hs_kernel(of_solver solver, const cuda::Tuning& t) {
     const std::string T2 = pair_type(t.precision);
     const int threads = t.bw * t.bh;
     if (solver == OF_SOLVER_RED_BLACK_SOR)
-        return t.variant == OF_VARIANT_GLOBAL ? Use{"k_hs_sor_half<" + T2 + ">", threads, 0, "", true, ""}
-                                              : Use{"k_hs_sor_fused<" + T2 + ">", threads, t.shared_bytes, "", true, ""};
-    if (t.variant == OF_VARIANT_GLOBAL) return Use{"k_hs_jacobi_global<" + T2 + ">", threads, 0, "", true, ""};
-    return Use{"k_hs_multi<" + T2 + ", " + std::to_string(t.rows) + ">", threads, 0, "", true, ""};
+        return t.variant == OF_VARIANT_GLOBAL ? Use{"k_hs_sor_half<" + T2 + ">", threads, 0, "", kHsRows, ""}
+                                              : Use{"k_hs_sor_fused<" + T2 + ">", threads, t.shared_bytes, "", kHsRows, ""};
+    if (t.variant == OF_VARIANT_GLOBAL) return Use{"k_hs_jacobi_global<" + T2 + ">", threads, 0, "", kHsRows, ""};
+    return Use{"k_hs_multi<" + T2 + ", " + std::to_string(t.rows) + ">", threads, 0, "", kHsRows, ""};
 }
 
 // The iteration kernel one hs or clg <launch> row selects for one solver: the shape `resolve`
@@ -295,7 +310,7 @@ std::vector<Use> hs_row_uses(Resolve resolve, of_algorithm algo, of_precision pr
     char msg[kErrorCapacity] = "";
     *desc = std::string(platform::algorithm_name(algo)) + " " + platform::precision_name(prec) + " " +
             platform::variant_name(l.variant) + " (" + solver_name(solver) + ")";
-    if (resolve(cfg, &d, &t, ErrorSink{msg}) != OF_OK) return {Use{"", 0, 0, "", true, msg}};
+    if (resolve(cfg, &d, &t, ErrorSink{msg}) != OF_OK) return {Use{"", 0, 0, "", kHsRows, msg}};
     char buf[64];
     if (t.variant == OF_VARIANT_GLOBAL || solver == OF_SOLVER_RED_BLACK_SOR)
         std::snprintf(buf, sizeof buf, " %dx%d", t.bw, t.bh);
@@ -303,6 +318,63 @@ std::vector<Use> hs_row_uses(Resolve resolve, of_algorithm algo, of_precision pr
         std::snprintf(buf, sizeof buf, " %dx%d r%d d%d", t.bw, t.bh, t.rows, t.depth);
     *desc += buf;
     return {hs_kernel(solver, t)};
+}
+
+// The library's LK launch-shape resolution (cuda::lk_resolve_tuning) through the registry, as
+// hs_resolution; nullptr without CUDA or while LK's entry has no CUDA path.
+Resolve lk_resolution() {
+    const Algorithm* alg = find_algorithm(OF_ALGO_LK);
+    return alg && alg->cuda ? alg->cuda->resolve_tuning : nullptr;
+}
+
+// The kernels one lk <launch> row selects (lk_cuda.cuh), at the shape `resolve` gives a config of
+// that precision and variant with the row as its table defaults, for every window 3..33: the
+// threads do not depend on the window, the dynamic shared memory does (FUSED and MULTI_ITER: the
+// window's halo), so each kernel is checked with the most any window takes.
+//  - GLOBAL: k_lk_global<T2>, bw x bh;
+//  - FUSED: k_lk_fused_residual<T2> and k_lk_fused_update, 32 x bh, t.shared_bytes each;
+//  - MULTI_ITER: k_lk_tile<T2>, 32 x bh, t.shared_bytes (rows halved where the window needs it).
+// *desc: "lk f32 multi_iter 32x8 r4 (window 33: r2)". A refused shape: a Use without kernel.
+std::vector<Use> lk_row_uses(Resolve resolve, of_precision prec, const platform::LaunchRow& l, std::string* desc) {
+    of_variant v;
+    if (!platform::to_of_variant(l.variant, &v)) return {};
+    const std::string T2 = pair_type(prec);
+    *desc = std::string("lk ") + platform::precision_name(prec) + " " + platform::variant_name(l.variant);
+    const cuda::LaunchDefaults d = {true, v, l.block_w, l.block_h, l.rows, l.depth, l.bound};
+    cuda::Tuning t{}, most{};
+    int rows_lo = 0, rows_hi = 0, worst = 0;
+    for (int w = 3; w <= kLkMaxWindow; w += 2) {
+        of_config cfg;
+        of_config_init(&cfg, OF_ALGO_LK);
+        cfg.variant = v;
+        cfg.precision = prec;
+        cfg.lk.window = static_cast<uint32_t>(w);
+        char msg[kErrorCapacity] = "";
+        if (resolve(cfg, &d, &t, ErrorSink{msg}) != OF_OK) return {Use{"", 0, 0, "", kLkRows, msg}};
+        if (w == 3 || t.shared_bytes > most.shared_bytes) {
+            most = t;
+            worst = w;
+        }
+        rows_hi = w == 3 ? t.rows : rows_hi;
+        rows_lo = t.rows;
+    }
+    char buf[96];
+    if (most.variant == OF_VARIANT_MULTI_ITER)
+        std::snprintf(buf, sizeof buf, " %dx%d r%d (window 33: r%d; most shared at window %d)", most.bw, most.bh, rows_hi,
+                      rows_lo, worst);
+    else if (most.variant == OF_VARIANT_FUSED)
+        std::snprintf(buf, sizeof buf, " %dx%d (most shared at window %d)", most.bw, most.bh, worst);
+    else
+        std::snprintf(buf, sizeof buf, " %dx%d", most.bw, most.bh);
+    *desc += buf;
+    const int threads = most.bw * most.bh;
+    switch (most.variant) {
+    case OF_VARIANT_GLOBAL: return {Use{"k_lk_global<" + T2 + ">", threads, 0, "", kLkRows, ""}};
+    case OF_VARIANT_FUSED:
+        return {Use{"k_lk_fused_residual<" + T2 + ">", threads, most.shared_bytes, "", kLkRows, ""},
+                Use{"k_lk_fused_update", threads, most.shared_bytes, "", kLkRows, ""}};
+    default: return {Use{"k_lk_tile<" + T2 + ">", threads, most.shared_bytes, "", kLkRows, ""}};
+    }
 }
 
 // Adds x, launched by a row described as `desc` in bucket b, to uses; rows that launch the same
@@ -326,21 +398,23 @@ std::vector<Use> board_uses(const platform::BoardTable& b, const std::set<std::s
                             std::vector<std::string>* notes) {
     std::vector<Use> uses;
     for (const std::string& k : kernels)
-        if (const Fixed* f = fixed_of(base_of(k))) uses.push_back({k, f->threads, f->dyn_shared, "fixed", false, ""});
+        if (const Fixed* f = fixed_of(base_of(k))) uses.push_back({k, f->threads, f->dyn_shared, "fixed", kTvl1Rows, ""});
     std::map<std::string, std::size_t> at;
     char n[200];
     for (int ri = 0; ri < b.row_count; ++ri) {
         const platform::TuningRow& row = b.rows[ri];
         const char* an = platform::algorithm_name(row.algorithm);
         const char* pn = platform::precision_name(row.precision);
-        const bool tvl1 = row.algorithm == OF_ALGO_TVL1;
-        const Resolve resolve = tvl1 ? nullptr : hs_resolution(row.algorithm);
+        const bool tvl1 = row.algorithm == OF_ALGO_TVL1, lk = cuda::is_lk(row.algorithm);
+        const Resolve resolve = tvl1 ? nullptr : lk ? lk_resolution() : hs_resolution(row.algorithm);
         if (!tvl1 && !resolve) {
-            if (cuda::is_variational(row.algorithm))
+            const Algorithm* alg = find_algorithm(row.algorithm);
+            if (alg && alg->gpu_path)
                 std::snprintf(n, sizeof n, "%s: %s %s rows not checked (this build of the library has no CUDA path to "
                               "resolve their shapes with)", b.name, an, pn);
             else
-                std::snprintf(n, sizeof n, "%s: %s %s rows not checked (no CUDA kernels for %s yet)", b.name, an, pn, an);
+                std::snprintf(n, sizeof n, "%s: %s %s rows not checked (the registry's %s entry has no CUDA path)",
+                              b.name, an, pn, an);
             notes->push_back(n);
             continue;
         }
@@ -354,8 +428,9 @@ std::vector<Use> board_uses(const platform::BoardTable& b, const std::set<std::s
                 continue;
             }
             std::string desc;
-            if (tvl1) {
-                for (const Use& x : row_uses(row.precision, l, &desc)) add_use(&uses, &at, x, desc, l.bucket);
+            if (tvl1 || lk) {
+                const std::vector<Use> xs = tvl1 ? row_uses(row.precision, l, &desc) : lk_row_uses(resolve, row.precision, l, &desc);
+                for (const Use& x : xs) add_use(&uses, &at, x, desc, l.bucket);
                 continue;
             }
             for (const of_solver solver : kHsSolvers)
@@ -374,12 +449,12 @@ struct Line {
     Res r;
     int regs_block; // allocated registers x threads
     std::vector<std::string> fails;
-    bool hs; // an hs or clg row
+    int family; // Family of the row
 };
 
 // Use u of board b (architecture arch) against the board's limits, from the reports.
 Line check_use(const platform::BoardTable& b, const char* arch, const Use& u, const ResMap& res) {
-    Line ln{b.name, arch, u.kernel, u.why, u.threads, u.dyn, false, Res(), 0, {}, u.hs};
+    Line ln{b.name, arch, u.kernel, u.why, u.threads, u.dyn, false, Res(), 0, {}, u.family};
     if (u.kernel.empty()) {
         ln.fails.push_back("the library refuses the row: " + u.refused);
         return ln;
@@ -417,13 +492,13 @@ std::string md_check(const std::vector<std::string>& fails) {
     return s;
 }
 
-// The table of the iteration kernels (TV-L1's, or HS/CLG's: hs) the tables select.
-void md_iteration_table(std::ostream& md, const std::vector<Line>& lines, bool hs, const char* rows_head) {
+// The table of the iteration kernels of one family of rows the tables select.
+void md_iteration_table(std::ostream& md, const std::vector<Line>& lines, int family, const char* rows_head) {
     md << "| board | arch | kernel | " << rows_head << " | threads | registers | registers x threads | "
        << "stack (spill stores) B | shared B (static + dynamic) | check |\n";
     md << "|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Line& l : lines) {
-        if (l.why == "fixed" || l.hs != hs) continue;
+        if (l.why == "fixed" || l.family != family) continue;
         md << "| " << l.board << " | " << l.arch << " | " << (l.kernel.empty() ? "-" : "`" + l.kernel + "`") << " | "
            << md_escape(l.why) << " | " << l.threads << " | " << (l.found ? std::to_string(l.r.regs) : "-") << " | "
            << l.regs_block << " | " << (l.found ? std::to_string(l.r.stack) + " (" + std::to_string(l.r.spill) + ")" : "-")
@@ -450,6 +525,21 @@ void md_hs_intro(std::ostream& md) {
           "a block), the other three with __launch_bounds__(1024); `pipeline` rows have no kernel (Not checked).\n\n";
 }
 
+// What the LK rows select (lk_cuda.cuh, cuda_layout.hpp lk_resolve_tuning), in words.
+void md_lk_intro(std::ostream& md, bool resolved) {
+    md << "Every `lk` row is resolved by the library's `cuda::lk_resolve_tuning` with the row as the table's "
+          "defaults, for every window 3..33 (`config.lk.window`): the threads do not depend on the window, the "
+          "dynamic shared memory of FUSED and MULTI_ITER does, so each kernel is checked with the most any window "
+          "takes. `global` rows run `k_lk_global` (one thread per pixel, its window summed directly) at the row's "
+          "block; `fused` rows run `k_lk_fused_residual` and `k_lk_fused_update` (separable passes) and "
+          "`multi_iter` rows `k_lk_tile` (the whole step on a shared-memory tile, rows halved where a wide window "
+          "needs it), both 32 x bh with the row's block when it is 32 wide (else the built-in 32x8). The three "
+          "step kernels are compiled with __launch_bounds__(1024) (GLOBAL) and __launch_bounds__(256).";
+    if (!resolved)
+        md << " This build's registry has no CUDA path for LK, so its rows are listed under Not checked.";
+    md << "\n\n";
+}
+
 // Per board: the HS/CLG kernels its rows select, their largest registers x threads against the
 // board's limit, and their largest stack frame.
 void md_hs_summary(std::ostream& md, const std::vector<Line>& lines, const platform::TableSet& ts) {
@@ -461,7 +551,7 @@ void md_hs_summary(std::ostream& md, const std::vector<Line>& lines, const platf
         int regs = 0, stack = 0, spill = 0, fails = 0;
         std::string arch;
         for (const Line& l : lines) {
-            if (l.board != b.name || !l.hs) continue;
+            if (l.board != b.name || l.family != kHsRows) continue;
             arch = l.arch;
             if (!l.kernel.empty()) ks.insert(l.kernel);
             regs = std::max(regs, l.regs_block);
@@ -500,10 +590,16 @@ int main(int argc, char** argv) {
         std::fputs(usage, stderr);
         return 2;
     }
-    if (require_cuda && (!hs_resolution(OF_ALGO_HS) || !hs_resolution(OF_ALGO_CLG))) {
-        std::fprintf(stderr, "oflow-jetson-resources: --require-cuda: this build of the library has no CUDA path, so "
-                             "the HS/CLG rows cannot be resolved (build the tool with OF_WITH_CUDA=ON)\n");
-        return 2;
+    // Every algorithm whose entry says it has a CUDA path must bring its driver (HS, CLG, and LK
+    // once its entry installs kLkCuda): else its rows could not be resolved.
+    for (int i = 0; require_cuda && i < algorithm_count(); ++i) {
+        const Algorithm* a = algorithm_at(i);
+        if (a->gpu_path && !a->cuda) {
+            std::fprintf(stderr, "oflow-jetson-resources: --require-cuda: this build of the library has no CUDA path, so "
+                                 "the %s rows cannot be resolved (build the tool with OF_WITH_CUDA=ON)\n",
+                         a->name);
+            return 2;
+        }
     }
     ResMap res;
     std::set<std::string> archs;
@@ -556,6 +652,9 @@ int main(int argc, char** argv) {
     md_iteration_table(md, lines, true, "table rows (algorithm precision variant (solver) block rows depth: buckets)");
     md << "\nPer board (every HS/CLG row above):\n\n";
     md_hs_summary(md, lines, ts);
+    md << "\n## LK step kernels the tables select\n\n";
+    md_lk_intro(md, lk_resolution() != nullptr);
+    md_iteration_table(md, lines, kLkRows, "table rows (algorithm precision variant block rows: buckets)");
     // "registers / stack" of one kernel in each architecture's column.
     const auto arch_cells = [&](const std::string& k) {
         for (const std::string& a : archs) {

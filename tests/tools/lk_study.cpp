@@ -20,6 +20,7 @@
 #include "core/context.hpp"
 #include "core/lk_kernels.hpp"
 #include "core/synth.hpp"
+#include "tests/test_util.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -153,27 +154,9 @@ Result run(const of_config& cfg, const Pair& p, Variant v) {
     const size_t n = static_cast<size_t>(p.w) * static_cast<size_t>(p.h);
     std::vector<float> u(n), vv(n);
     std::vector<unsigned char> mask(n);
-    of_image a;
-    std::memset(&a, 0, sizeof a);
-    a.struct_size = sizeof a;
-    a.format = OF_PIXEL_F32;
-    a.memory = OF_MEMORY_HOST;
-    a.width = static_cast<uint32_t>(p.w);
-    a.height = static_cast<uint32_t>(p.h);
-    a.stride = static_cast<size_t>(p.w) * 4;
-    a.data = p.i0.data();
-    of_image b = a;
-    b.data = p.i1.data();
-    of_flow f;
-    std::memset(&f, 0, sizeof f);
-    f.struct_size = sizeof f;
-    f.layout = OF_FLOW_PLANAR;
-    f.memory = OF_MEMORY_HOST;
-    f.width = a.width;
-    f.height = a.height;
-    f.stride = a.stride;
-    f.u = u.data();
-    f.v = vv.data();
+    const uint32_t w = static_cast<uint32_t>(p.w), h = static_cast<uint32_t>(p.h);
+    const of_image a = oftest::host_f32_image(p.i0.data(), w, h), b = oftest::host_f32_image(p.i1.data(), w, h);
+    of_flow f = oftest::host_planar_flow(u.data(), vv.data(), w, h);
     f.valid_format = OF_VALID_MASK_U8;
     f.valid_stride = static_cast<size_t>(p.w);
     f.valid = mask.data();
