@@ -30,44 +30,7 @@ double unit(uint32_t seed, int64_t a, int64_t b, int64_t c) {
     return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-const int kWaves = 16;
 const double kCell = 24.0;
-
-struct DefaultTexture {
-    double kx[kWaves], ky[kWaves], phase[kWaves];
-    uint32_t seed;
-
-    explicit DefaultTexture(uint32_t s) : seed(s) {
-        for (int i = 0; i < kWaves; ++i) {
-            double wavelength = 6.0 * std::pow(80.0 / 6.0, unit(s, 1, i, 0));
-            double angle = 2.0 * kPi * unit(s, 2, i, 0);
-            kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
-            ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
-            phase[i] = 2.0 * kPi * unit(s, 3, i, 0);
-        }
-    }
-
-    double operator()(double x, double y) const {
-        double waves = 0.0;
-        for (int i = 0; i < kWaves; ++i) waves += std::sin(kx[i] * x + ky[i] * y + phase[i]);
-        waves *= 1.0 / std::sqrt(static_cast<double>(kWaves));
-        double spots = 0.0;
-        int64_t cx = static_cast<int64_t>(std::floor(x / kCell));
-        int64_t cy = static_cast<int64_t>(std::floor(y / kCell));
-        for (int64_t j = cy - 1; j <= cy + 1; ++j) {
-            for (int64_t i = cx - 1; i <= cx + 1; ++i) {
-                double px = (static_cast<double>(i) + unit(seed, 10, i, j)) * kCell;
-                double py = (static_cast<double>(j) + unit(seed, 11, i, j)) * kCell;
-                double sigma = 3.0 + 7.0 * unit(seed, 12, i, j);
-                double sign = unit(seed, 13, i, j) < 0.5 ? -1.0 : 1.0;
-                double dx = x - px, dy = y - py;
-                spots += sign * std::exp(-(dx * dx + dy * dy) / (2.0 * sigma * sigma));
-            }
-        }
-        double v = 128.0 + 48.0 * waves + 55.0 * spots;
-        return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
-    }
-};
 
 // Grass-like fine texture: 48 sinusoids of wavelengths 2.5..7 px in random directions (the
 // blades; the 0.8-px presmoothing and one 2x reduction already attenuate them strongly, and
@@ -127,7 +90,40 @@ struct SmoothField {
 
 float to_f(double v) { return static_cast<float>(v); }
 
+using detail::DefaultTexture; // defined below, after the helpers it uses
+
 } // namespace
+
+detail::DefaultTexture::DefaultTexture(uint32_t s) : seed(s) {
+    for (int i = 0; i < kWaves; ++i) {
+        double wavelength = 6.0 * std::pow(80.0 / 6.0, unit(s, 1, i, 0));
+        double angle = 2.0 * kPi * unit(s, 2, i, 0);
+        kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
+        ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
+        phase[i] = 2.0 * kPi * unit(s, 3, i, 0);
+    }
+}
+
+double detail::DefaultTexture::operator()(double x, double y) const {
+    double waves = 0.0;
+    for (int i = 0; i < kWaves; ++i) waves += std::sin(kx[i] * x + ky[i] * y + phase[i]);
+    waves *= 1.0 / std::sqrt(static_cast<double>(kWaves));
+    double spots = 0.0;
+    int64_t cx = static_cast<int64_t>(std::floor(x / kCell));
+    int64_t cy = static_cast<int64_t>(std::floor(y / kCell));
+    for (int64_t j = cy - 1; j <= cy + 1; ++j) {
+        for (int64_t i = cx - 1; i <= cx + 1; ++i) {
+            double px = (static_cast<double>(i) + unit(seed, 10, i, j)) * kCell;
+            double py = (static_cast<double>(j) + unit(seed, 11, i, j)) * kCell;
+            double sigma = 3.0 + 7.0 * unit(seed, 12, i, j);
+            double sign = unit(seed, 13, i, j) < 0.5 ? -1.0 : 1.0;
+            double dx = x - px, dy = y - py;
+            spots += sign * std::exp(-(dx * dx + dy * dy) / (2.0 * sigma * sigma));
+        }
+    }
+    double v = 128.0 + 48.0 * waves + 55.0 * spots;
+    return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
+}
 
 const char* case_name(Case c) {
     switch (c) {

@@ -57,6 +57,22 @@ void generate_with(Case c, Texture t, const Exposure& e, int w, int h, uint32_t 
 /// Applies `e` to a w x h plane (rows pitch floats apart) in place; seed picks the noise.
 void apply_exposure(const Exposure& e, int w, int h, uint32_t seed, float* img, std::ptrdiff_t pitch);
 
+namespace detail {
+
+/// The default texture T (synth.cpp's top comment), for generators built on it
+/// (synth_sequence.cpp): defined on the whole plane, continuous, in [0, 255], a function of the
+/// seed alone. Construction makes 48 libm calls; each evaluation about 25.
+struct DefaultTexture {
+    static const int kWaves = 16;
+    double kx[kWaves], ky[kWaves], phase[kWaves];
+    uint32_t seed;
+
+    explicit DefaultTexture(uint32_t s);
+    double operator()(double x, double y) const;
+};
+
+} // namespace detail
+
 } // namespace synth
 } // namespace oflow
 
