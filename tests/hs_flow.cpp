@@ -227,16 +227,10 @@ void test_arena_contents() {
                 c.iterations = 20;
                 c.epsilon = 0.0f;
                 c.threads = 1;
-                of_memory m;
-                m.struct_size = sizeof m;
-                CHECK(of_query_memory(&c, &m) == OF_OK);
-                std::vector<unsigned char> arena(m.host_bytes + 64);
-                const size_t pad = (64 - reinterpret_cast<uintptr_t>(arena.data()) % 64) % 64;
-                c.host_arena = arena.data() + pad;
-                c.host_arena_size = m.host_bytes;
+                oftest::CallerArena arena(&c);
                 std::vector<float> flow[2];
                 for (int fill = 0; fill < 2; ++fill) {
-                    std::memset(arena.data(), fill ? 0xFF : 0x00, arena.size());
+                    arena.fill(fill ? 0xFF : 0x00);
                     char what[96];
                     std::snprintf(what, sizeof what, "%s %s %ux%u arena of 0x%s", a == OF_ALGO_HS ? "HS" : "CLG",
                                   sv == OF_SOLVER_JACOBI ? "jacobi" : "sor", sz[0], sz[1], fill ? "FF" : "00");

@@ -302,16 +302,10 @@ void test_arena_contents() {
         const Pair p = with_flat_centre(Case::SmoothField, sz[0], sz[1]);
         of_config c = lk_cfg(sz[0], sz[1]);
         c.epsilon = 0.0f;
-        of_memory m;
-        m.struct_size = sizeof m;
-        CHECK(of_query_memory(&c, &m) == OF_OK);
-        std::vector<unsigned char> arena(m.host_bytes + 64);
-        const size_t pad = (64 - reinterpret_cast<uintptr_t>(arena.data()) % 64) % 64;
-        c.host_arena = arena.data() + pad;
-        c.host_arena_size = m.host_bytes;
+        oftest::CallerArena arena(&c);
         Out o[2];
         for (int fill = 0; fill < 2; ++fill) {
-            std::memset(arena.data(), fill ? 0xFF : 0x00, arena.size());
+            arena.fill(fill ? 0xFF : 0x00);
             run(c, p, &o[fill], fill ? "arena 0xFF" : "arena 0x00");
         }
         char what[96];

@@ -191,6 +191,27 @@ inline FlowBuf make_flow(uint32_t w, uint32_t h, of_flow_layout layout = OF_FLOW
     return fb;
 }
 
+/// A caller-owned host arena for config c: of_query_memory's host_bytes, 64-byte aligned, attached
+/// to c (host_arena / host_arena_size); fill(b) sets every byte, for the tests that show the
+/// flow does not depend on the arena's earlier contents. ok false (a failed CHECK) when the
+/// query fails.
+struct CallerArena {
+    std::vector<unsigned char> bytes;
+    bool ok = false;
+    explicit CallerArena(of_config* c) {
+        of_memory m;
+        std::memset(&m, 0, sizeof m);
+        m.struct_size = sizeof m;
+        ok = of_query_memory(c, &m) == OF_OK;
+        CHECK_MSG(ok, "of_query_memory: %s", of_last_error(nullptr));
+        bytes.assign(m.host_bytes + 64, 0);
+        const size_t pad = (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+        c->host_arena = bytes.data() + pad;
+        c->host_arena_size = m.host_bytes;
+    }
+    void fill(unsigned char b) { std::memset(bytes.data(), b, bytes.size()); }
+};
+
 /// An F32 host image over w x h packed floats (stride w * 4), for the studies that feed a
 /// context directly.
 inline of_image host_f32_image(const float* data, uint32_t w, uint32_t h) {

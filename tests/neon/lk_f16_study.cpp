@@ -125,10 +125,7 @@ enum Variant { kF32, kGrad16, kTensor16, kSample16, kResidual16, kSampleRel16, k
 const char* const kNames[kVariants] = {"F32 reference", "gradient", "tensor", "sampling", "residual", "sampling-rel"};
 
 // ---- one run ----------------------------------------------------------------------------------------
-struct Pair {
-    int w, h;
-    std::vector<float> i0, i1, gu, gv;
-};
+using oftest::Pair;
 
 struct Out {
     std::vector<float> u, v, conf;
@@ -141,8 +138,8 @@ Out run(const Pair& p, Variant var) {
     Out o;
     of_config cfg;
     of_config_init(&cfg, OF_ALGO_LK);
-    cfg.max_width = static_cast<uint32_t>(p.w);
-    cfg.max_height = static_cast<uint32_t>(p.h);
+    cfg.max_width = p.w;
+    cfg.max_height = p.h;
     cfg.format = OF_PIXEL_F32;
     cfg.backend = OF_BACKEND_REFERENCE;
     of_context* ctx = nullptr;
@@ -156,7 +153,7 @@ Out run(const Pair& p, Variant var) {
     o.u.resize(n);
     o.v.resize(n);
     o.conf.resize(n);
-    const uint32_t w = static_cast<uint32_t>(p.w), h = static_cast<uint32_t>(p.h);
+    const uint32_t w = p.w, h = p.h;
     const of_image a = oftest::host_f32_image(p.i0.data(), w, h), b = oftest::host_f32_image(p.i1.data(), w, h);
     of_flow f = oftest::host_planar_flow(o.u.data(), o.v.data(), w, h);
     f.valid_format = OF_VALID_CONFIDENCE_F32;
@@ -172,29 +169,19 @@ Out run(const Pair& p, Variant var) {
 }
 
 // ---- the pairs ----------------------------------------------------------------------------------------
-Pair synth_pair(oflow::synth::Case c, int w, int h) {
-    Pair p{w, h, {}, {}, {}, {}};
-    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
-    p.i0.resize(n);
-    p.i1.resize(n);
-    p.gu.resize(n);
-    p.gv.resize(n);
-    oflow::synth::generate(c, w, h, 1, p.i0.data(), p.i1.data(), p.gu.data(), p.gv.data(), w);
-    return p;
-}
-
 // lk_study's flat centre (tests/tools/lk_study.cpp flatten).
 void flatten(Pair* p, double sigma) {
+    const int w = static_cast<int>(p->w), h = static_cast<int>(p->h);
     std::vector<float> noise[2];
     for (int f = 0; f < 2; ++f) {
         noise[f].assign(p->i0.size(), 128.0f);
         oflow::synth::Exposure e;
         e.noise_sigma = sigma;
-        oflow::synth::apply_exposure(e, p->w, p->h, 11u + static_cast<uint32_t>(f), noise[f].data(), p->w);
+        oflow::synth::apply_exposure(e, w, h, 11u + static_cast<uint32_t>(f), noise[f].data(), w);
     }
-    for (int y = p->h / 4; y < p->h / 4 + p->h / 2; ++y)
-        for (int x = p->w / 4; x < p->w / 4 + p->w / 2; ++x) {
-            const size_t i = static_cast<size_t>(y) * static_cast<size_t>(p->w) + static_cast<size_t>(x);
+    for (int y = h / 4; y < h / 4 + h / 2; ++y)
+        for (int x = w / 4; x < w / 4 + w / 2; ++x) {
+            const size_t i = static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x);
             p->i0[i] = noise[0][i];
             p->i1[i] = noise[1][i];
         }
@@ -203,8 +190,10 @@ void flatten(Pair* p, double sigma) {
 // Frame 0 of the translation case at (w + shift) x h, cropped: frame 0 from column shift on,
 // frame 1 from column 0: the flow is (shift, 0) everywhere.
 Pair shifted_pair(int w, int h, int shift) {
-    const Pair big = synth_pair(oflow::synth::Case::Translation, w + shift, h);
-    Pair p{w, h, {}, {}, {}, {}};
+    const Pair big = oftest::synth_pair(oflow::synth::Case::Translation, static_cast<uint32_t>(w + shift), static_cast<uint32_t>(h));
+    Pair p;
+    p.w = static_cast<uint32_t>(w);
+    p.h = static_cast<uint32_t>(h);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             const size_t i = static_cast<size_t>(y) * static_cast<size_t>(w + shift);
@@ -277,7 +266,7 @@ int main() {
     const int w = 160, h = 120;
     std::vector<Pair> pairs;
     for (int k = 0; k < static_cast<int>(oflow::synth::Case::Count); ++k)
-        pairs.push_back(synth_pair(static_cast<oflow::synth::Case>(k), w, h));
+        pairs.push_back(oftest::synth_pair(static_cast<oflow::synth::Case>(k), static_cast<uint32_t>(w), static_cast<uint32_t>(h)));
     std::printf("lk_f16_study: LK defaults, %dx%d, reference path with one kernel in emulated F16\n", w, h);
     std::printf("(validity: share of pixels whose validity changed; |du|: over pixels valid on both; conf rel.: "
                 "largest relative change of the confidence where it is > 0.1)\n");

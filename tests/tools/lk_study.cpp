@@ -35,15 +35,12 @@ using oflow::synth::Case;
 
 const int kCases = static_cast<int>(Case::Count);
 
-struct Pair {
-    int w, h;
-    std::vector<float> i0, i1, gu, gv;
-};
+using oftest::Pair;
 
 // A centred rectangle of half the frame's sides without texture: 128 plus Gaussian noise of
 // sigma grey levels, independent in the two frames (sigma 0: constant).
 void flatten(Pair* p, double sigma) {
-    const int w = p->w, h = p->h;
+    const int w = static_cast<int>(p->w), h = static_cast<int>(p->h);
     std::vector<float> noise[2];
     for (int f = 0; f < 2; ++f) {
         noise[f].assign(static_cast<size_t>(w) * static_cast<size_t>(h), 128.0f);
@@ -61,20 +58,9 @@ void flatten(Pair* p, double sigma) {
 
 // Whether pixel i lies in the flat rectangle, `margin` px inside its edges.
 bool in_flat(const Pair& p, size_t i, int margin) {
-    const int x = static_cast<int>(i % static_cast<size_t>(p.w)), y = static_cast<int>(i / static_cast<size_t>(p.w));
-    return x >= p.w / 4 + margin && x < p.w / 4 + p.w / 2 - margin && y >= p.h / 4 + margin &&
-           y < p.h / 4 + p.h / 2 - margin;
-}
-
-Pair make_pair(Case c, int w, int h) {
-    Pair p{w, h, {}, {}, {}, {}};
-    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
-    p.i0.resize(n);
-    p.i1.resize(n);
-    p.gu.resize(n);
-    p.gv.resize(n);
-    oflow::synth::generate(c, w, h, 1, p.i0.data(), p.i1.data(), p.gu.data(), p.gv.data(), w);
-    return p;
+    const int w = static_cast<int>(p.w), h = static_cast<int>(p.h);
+    const int x = static_cast<int>(i % static_cast<size_t>(w)), y = static_cast<int>(i / static_cast<size_t>(w));
+    return x >= w / 4 + margin && x < w / 4 + w / 2 - margin && y >= h / 4 + margin && y < h / 4 + h / 2 - margin;
 }
 
 // ---- the literal dense step (the scheme the library does not use) -------------------------
@@ -154,7 +140,7 @@ Result run(const of_config& cfg, const Pair& p, Variant v) {
     const size_t n = static_cast<size_t>(p.w) * static_cast<size_t>(p.h);
     std::vector<float> u(n), vv(n);
     std::vector<unsigned char> mask(n);
-    const uint32_t w = static_cast<uint32_t>(p.w), h = static_cast<uint32_t>(p.h);
+    const uint32_t w = p.w, h = p.h;
     const of_image a = oftest::host_f32_image(p.i0.data(), w, h), b = oftest::host_f32_image(p.i1.data(), w, h);
     of_flow f = oftest::host_planar_flow(u.data(), vv.data(), w, h);
     f.valid_format = OF_VALID_MASK_U8;
@@ -250,7 +236,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::vector<Pair> pairs;
-    for (int k = 0; k < kCases; ++k) pairs.push_back(make_pair(static_cast<Case>(k), w, h));
+    for (int k = 0; k < kCases; ++k) pairs.push_back(oftest::synth_pair(static_cast<Case>(k), static_cast<uint32_t>(w), static_cast<uint32_t>(h)));
     const of_config base = lk_config(w, h);
     std::printf("LK, %dx%d, seed 1, reference path; each cell: EPE all / EPE valid, valid %%\n", w, h);
     char label[64];
