@@ -176,6 +176,22 @@ of_status process(of_context* ctx, const of_image* prev, const of_image* next, o
     return oflow::context_process(ctx, *prev, *next, *out);
 }
 
+// of_push_frame: the frame's checks, then the flow's when the frame makes a pair (the stream
+// has a kept frame of the same size); otherwise out is not looked at.
+of_status push(of_context* ctx, const of_image* frame, of_flow* out) {
+    const ErrorSink err = ctx->sink();
+    const of_backend backend = ctx->plan.backend;
+    of_status s = check_image(ctx->cfg, backend, frame, "frame", err);
+    if (s != OF_OK) return s;
+    const oflow::StreamState& st = ctx->stream;
+    const bool pair = st.frames > 0 && st.w == frame->width && st.h == frame->height;
+    if (pair) {
+        s = check_flow(out, backend, frame->width, frame->height, err);
+        if (s != OF_OK) return s;
+    }
+    return oflow::context_push(ctx, *frame, pair ? out : nullptr);
+}
+
 of_status explain(const of_config& c, const oflow::platform::BoardTable* loaded, of_info* info,
                   const ErrorSink& err) {
     oflow::Selection sel;
@@ -260,6 +276,38 @@ OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_imag
     } catch (...) {
         return ctx->sink().fail(OF_ERR_INTERNAL, "of_process: unexpected exception");
     }
+}
+
+OF_API of_status of_push_frame(of_context* ctx, const of_image* frame, of_flow* out) {
+    if (!ctx) return thread_sink().fail(OF_ERR_NULL_POINTER, "of_push_frame: context is NULL");
+    try {
+        return push(ctx, frame, out);
+    } catch (...) {
+        return ctx->sink().fail(OF_ERR_INTERNAL, "of_push_frame: unexpected exception");
+    }
+}
+
+OF_API of_status of_reset(of_context* ctx) {
+    if (!ctx) return thread_sink().fail(OF_ERR_NULL_POINTER, "of_reset: context is NULL");
+    oflow::stream_forget(ctx);
+    ctx->sink().clear();
+    return OF_OK;
+}
+
+OF_API of_status of_register_host(of_context* ctx, void* p, size_t bytes) {
+    if (!ctx) return thread_sink().fail(OF_ERR_NULL_POINTER, "of_register_host: context is NULL");
+    const ErrorSink err = ctx->sink();
+    if (!p) return err.fail(OF_ERR_NULL_POINTER, "of_register_host: p is NULL");
+    if (bytes == 0) return err.fail(OF_ERR_INVALID_ARGUMENT, "of_register_host: 0 bytes");
+    if (reinterpret_cast<std::uintptr_t>(p) > std::numeric_limits<std::uintptr_t>::max() - bytes)
+        return err.fail(OF_ERR_OVERFLOW, "of_register_host: %zu bytes at %p overflow the address space", bytes, p);
+    return oflow::context_register_host(ctx, p, bytes);
+}
+
+OF_API of_status of_unregister_host(of_context* ctx, const void* p) {
+    if (!ctx) return thread_sink().fail(OF_ERR_NULL_POINTER, "of_unregister_host: context is NULL");
+    if (!p) return ctx->sink().fail(OF_ERR_NULL_POINTER, "of_unregister_host: p is NULL");
+    return oflow::context_unregister_host(ctx, p);
 }
 
 OF_API void of_destroy(of_context* ctx) { oflow::context_destroy(ctx); }

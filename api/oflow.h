@@ -64,6 +64,9 @@ typedef enum of_status {
     OF_ERR_OUT_OF_MEMORY = 12,      /**< of_create could not allocate its arena */
     OF_ERR_DEVICE = 13,             /**< a CUDA error; of_last_error carries its text */
     OF_ERR_INTERNAL = 14,           /**< a bug: an invariant of the library failed */
+    OF_PENDING = 15,                /**< not an error: of_push_frame kept the frame and wrote no flow (the first
+                                         frame of a stream, or one whose size differs from the last);
+                                         of_last_error says which */
     OF_STATUS_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_status;
 
@@ -271,6 +274,16 @@ typedef struct of_config {
                                      Seznec et al.'s CLG schedule 60/120/180/240 (fine to coarse) is
                                      iterations 60, growth 1. With time_budget_ms the budget buys the finest
                                      level's count and the others follow; of_info.level_iterations lists them */
+    /* Appended with camera streams (of_push_frame). */
+    uint32_t warm_start;        /**< streams only (of_push_frame; of_process ignores it): 1 = start each pair's solve
+                                     at the warm level (level 1 of the pyramid, level 0 for a one-level pyramid)
+                                     from the previous pair's flow there, where that flow explains the new pair
+                                     better than the cold start does (mean absolute residual |I1(x+u) - I0(x)|
+                                     after the preprocessing): the check that keeps a scene cut or a new motion
+                                     from inheriting a wrong flow. The coarser levels run as usual. Costs one
+                                     flow plane of the warm level (of_info.stream_host_bytes /
+                                     stream_device_bytes). Default 0 (off: docs/performance.md has the
+                                     measurements behind the default); 0 or 1 */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */
@@ -385,6 +398,14 @@ typedef struct of_info {
     float rho;               /**< CLG tensor smoothing that runs (0 for HS and TV-L1) */
     /* Appended with the multi-level iteration schedule. */
     float iteration_growth;  /**< config.iteration_growth: level_iterations[l] = iterations * (1 + growth * l) */
+    /* Appended with camera streams. */
+    uint32_t warm_start;     /**< config.warm_start */
+    size_t stream_host_bytes;   /**< bytes of host_bytes that hold a stream's previous frame and warm flow */
+    size_t stream_device_bytes; /**< bytes of device_bytes that do (the uploaded-frame slot the previous frame
+                                     stays in, and the warm flow) */
+    uint64_t stream_frames;  /**< frames pushed since of_create / of_reset (0: no stream; of_process ends one) */
+    uint32_t last_warm;      /**< 1 when the last pair started from the previous pair's flow (warm start taken),
+                                  0 when it started cold (warm start off, the first pair, or the check refused) */
 } of_info;
 
 /** Opaque context: one per camera stream. */
@@ -412,6 +433,46 @@ OF_API of_status of_create(const of_config* cfg, of_context** out);
  *  hold (part of) the flow when a CUDA call after its copy fails. */
 OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_image* next,
                             of_flow* out);
+
+/** One frame of a camera stream: the flow from the frame pushed before it (prev) to this one
+ *  (next), written to *out as of_process(ctx, prev, frame, out) would write it; bit for bit the
+ *  same with config.warm_start 0. The library keeps what it needs of the frame in its arena (a
+ *  copy of the frame's pixels: on the CUDA path the uploaded copy in the device arena, the other
+ *  paths a copy in the host arena), so the caller may reuse the frame's buffer as soon as the
+ *  call returns; each frame is uploaded and converted once. Never allocates.
+ *  - The first frame after of_create, of_reset or of_process, and a frame whose size differs
+ *    from the last one pushed, start a stream: OF_PENDING, nothing written to *out (which is
+ *    then not checked: it may be NULL), of_last_error says why.
+ *  - On an error nothing is written and the stream is unchanged: the next frame pairs with the
+ *    last frame that was accepted.
+ *  - of_process on the same context ends the stream (the next push returns OF_PENDING).
+ *  Errors as of_process's for the frame and the flow. */
+OF_API of_status of_push_frame(of_context* ctx, const of_image* frame, of_flow* out);
+
+/** Forget the stream: the next of_push_frame starts a new one (OF_PENDING). Also drops the warm
+ *  start's flow. Nothing else changes. OF_ERR_NULL_POINTER for a NULL ctx. */
+OF_API of_status of_reset(of_context* ctx);
+
+/** Most host buffers registered with one context (of_register_host). */
+#define OF_MAX_REGISTERED 8
+
+/** Registers a host buffer of the caller's with the CUDA path: the driver page-locks it
+ *  (cudaHostRegister), and from then on a frame or flow plane of of_process / of_push_frame that
+ *  lies wholly inside it moves by DMA straight from / to it, without the copy through the
+ *  library's staging region (docs/performance.md has what that saves at 1080p). A setup call:
+ *  page-locking costs the driver time (about a millisecond per few tens of MB, measured there) and
+ *  pins the pages until of_unregister_host or of_destroy, so register each buffer once, not per
+ *  frame. The library allocates nothing (the driver keeps its own page tables). At most
+ *  OF_MAX_REGISTERED buffers, not overlapping. Other backends: OF_OK and nothing happens (they
+ *  read and write the caller's memory in place). Errors: OF_ERR_NULL_POINTER (ctx or p NULL),
+ *  OF_ERR_INVALID_ARGUMENT (bytes 0, overlap with a registered buffer, table full),
+ *  OF_ERR_DEVICE (the driver refused: its text in of_last_error). */
+OF_API of_status of_register_host(of_context* ctx, void* p, size_t bytes);
+
+/** Undoes of_register_host(ctx, p, ...): p as it was registered. Call it before freeing the
+ *  buffer; of_destroy unregisters what is left. OF_ERR_INVALID_ARGUMENT when p is not registered
+ *  (other backends: OF_OK). */
+OF_API of_status of_unregister_host(of_context* ctx, const void* p);
 
 /** Release the context and its arena (a caller arena is left to the caller). NULL-safe. */
 OF_API void of_destroy(of_context* ctx);

@@ -50,6 +50,10 @@ struct CudaDriver {
     of_status (*process)(cuda::State* st, const of_image& prev, const of_image& next, const of_flow& out,
                          const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest);
     void (*destroy)(cuda::State* st);
+    of_status (*push)(cuda::State* st, const of_image& frame, const of_flow* out, cuda::StreamStep* step,
+                      const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest);
+    of_status (*register_host)(cuda::State* st, void* p, std::size_t bytes, const ErrorSink& err);
+    of_status (*unregister_host)(cuda::State* st, const void* p, const ErrorSink& err);
 };
 
 struct Algorithm {

@@ -49,6 +49,7 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     cfg->median_size = 5;
     cfg->min_texture = 1.0f;
     cfg->iteration_growth = 0.0f;
+    cfg->warm_start = 0;
     if (algo == OF_ALGO_LK) {
         // LK has no warps (core/lk_algorithm.cpp); its Newton steps per level are the
         // iterations (10: within 0.001 px of 50 on the synthetic cases, docs/accuracy.md),
@@ -113,6 +114,8 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (!(cfg->iteration_growth >= 0.0f && cfg->iteration_growth <= kMaxIterationGrowth))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: iteration_growth %g not in [0, %g]",
                         static_cast<double>(cfg->iteration_growth), static_cast<double>(kMaxIterationGrowth));
+    if (cfg->warm_start > 1)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: warm_start %u not 0 or 1", cfg->warm_start);
     // The algorithm's own parameters (config.tvl1, config.hs, ...).
     const of_status ps = algo->check_params(*cfg, err);
     if (ps != OF_OK) return ps;

@@ -9,6 +9,7 @@
 #include "core/lk_kernels.hpp"
 #include "core/plan.hpp"
 #include "core/status.hpp"
+#include "core/stream.hpp"
 #include "core/thread_pool.hpp"
 
 namespace oflow {
@@ -41,6 +42,7 @@ struct of_context {
     oflow::cuda::State* cuda;       // the CUDA path's state, or null
     const oflow::platform::BoardTable* table; // the tuning table chosen (built in, or in buf[kBufTable])
     of_info info;
+    oflow::StreamState stream;      // of_push_frame's state (core/stream.hpp)
     mutable char error[oflow::kErrorCapacity]; // of_last_error; written by const calls too
 
     oflow::ErrorSink sink() const { return oflow::ErrorSink{error}; }
@@ -64,6 +66,11 @@ void context_destroy(of_context* ctx);
 /// argument checks): the CPU paths refuse F32 pixels beyond kMaxF32Pixel first, the CUDA path
 /// checks them itself. Fills ctx->info's last_* fields on success.
 of_status context_process(of_context* ctx, const of_image& prev, const of_image& next, const of_flow& out);
+
+/// of_register_host / of_unregister_host after the API's checks: the CUDA path's (cuda::register_host),
+/// OF_OK doing nothing on the CPU backends.
+of_status context_register_host(of_context* ctx, void* p, std::size_t bytes);
+of_status context_unregister_host(of_context* ctx, const void* p);
 
 } // namespace oflow
 

@@ -4,6 +4,7 @@
 #include "core/algorithm.hpp"
 #include "core/level_trace.hpp"
 #include "core/robust.hpp"
+#include "core/stream.hpp"
 
 #include <cfloat>
 #include <cmath>
@@ -230,11 +231,13 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
                 k.upsample_flow(c2, u2, my, y0, y1);
             });
         }
+        warm_enter_cpu(f, l, u1, u2); // a stream's warm start (core/stream.hpp), else nothing
         const uint64_t level_start = total_iterations;
         c->algo->solve_level_cpu(
             LevelJob{&f, l, u1, u2, &total_iterations, level_iterations(c->cfg.iterations, c->cfg.iteration_growth, l)});
         const float margin = level_margin(l, d.w, d.h);
         const int clamped = bound_flow(c, u1, u2, margin);
+        warm_keep_cpu(f, l, u1, u2);
         level_trace::emit(level_trace::Level{l, f.levels, u1, u2,
                                              static_cast<unsigned long long>(total_iterations - level_start),
                                              margin, clamped});

@@ -2,6 +2,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/robust.hpp"
+#include "core/schedule.hpp"
 
 #include <limits>
 
@@ -97,6 +98,17 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         !mul(static_cast<std::size_t>(cfg.threads), 2u * static_cast<std::size_t>(kExposureBins) * sizeof(unsigned), &hist))
         return OF_ERR_OVERFLOW;
 
+    // Streams (core/stream.hpp): the CPU backends keep the previous frame as given (packed rows;
+    // the CUDA path keeps it in the device arena), and where the CPU solves the warm level with
+    // warm_start, the previous pair's flow of that level.
+    std::size_t keep = 0, warm = 0;
+    const std::size_t bpp = cfg.format == OF_PIXEL_U8 ? 1u : cfg.format == OF_PIXEL_U16 ? 2u : 4u;
+    if (in.backend != OF_BACKEND_CUDA &&
+        !mul(static_cast<std::size_t>(cfg.max_width) * static_cast<std::size_t>(cfg.max_height), bpp, &keep))
+        return OF_ERR_OVERFLOW;
+    const int wl = warm_level(p.levels);
+    if (cfg.warm_start && cpu && wl >= first && !plane_bytes(p.dims[wl], &warm)) return OF_ERR_OVERFLOW;
+
     if (!cpu) pyr = plane0 = plane1 = 0; // the CUDA path keeps its planes on the device
     const Algorithm* algo = find_algorithm(cfg.algorithm);
     if (!algo) return OF_ERR_INVALID_ARGUMENT;
@@ -114,6 +126,8 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufStaging, "staging", in.pinned_bytes},
         {kBufTable, "tuning_table", in.table_bytes},
         {kBufSplitFlow, "split_flow", split_flow},
+        {kBufStreamFrame, "stream_frame", keep},
+        {kBufWarmU1, "warm_u1", warm}, {kBufWarmU2, "warm_u2", warm},
         {kBufExposureHist, "exposure_hist", hist},
     };
     static_assert(sizeof(shared) / sizeof(shared[0]) == kBufWork0, "one row per shared host buffer");
@@ -132,6 +146,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     }
     if (!align_up(off, kHostAlign, &off)) return OF_ERR_OVERFLOW;
     p.host_bytes = off;
+    p.stream_host_bytes = keep + 2 * warm;
     p.device_bytes = in.device_bytes;
     return OF_OK;
 }

@@ -55,6 +55,9 @@ enum HostBuf : int {
     kBufStaging,                      // pinned upload/download staging (CUDA backend only)
     kBufTable,                        // platform::LoadedTable (only with config.tuning_path)
     kBufSplitFlow,                    // CUDA split: level split_from's flow, interleaved u1,u2 (else 0)
+    kBufStreamFrame,                  // CPU backends: the stream's previous frame, packed rows (of_push_frame)
+    kBufWarmU1, kBufWarmU2,           // where the CPU solves the warm level with config.warm_start: the
+                                      // previous pair's flow there (core/stream.hpp)
     kBufExposureHist,                 // CPU paths with robust preprocessing: per thread band, two
                                       // kExposureBins histograms (core/robust.hpp), else 0
     kBufWork0,                        // the algorithm's work planes: kBufWork0 .. + kMaxWorkPlanes - 1
@@ -89,6 +92,7 @@ struct Plan {
     std::size_t level_offset[kMaxLevels]; // of level l inside a pyramid buffer
     BufferSpec host[kHostBufCount];
     std::size_t host_bytes;   // total, including alignment padding of the block start
+    std::size_t stream_host_bytes; // of host_bytes: kBufStreamFrame + kBufWarmU1/U2 (of_info)
     std::size_t device_bytes; // device arena (CUDA only)
 };
 

@@ -9,6 +9,10 @@ namespace oflow {
 
 of_status context_process(of_context* ctx, const of_image& prev, const of_image& next, const of_flow& out) {
     const ErrorSink err = ctx->sink();
+    // A pair ends a stream: on the CUDA path its frames take the upload slots a stream keeps
+    // its frame in (core/stream.hpp).
+    stream_forget(ctx);
+    ctx->info.last_warm = 0;
     if (ctx->plan.backend == OF_BACKEND_CUDA) {
         // The CUDA path checks device-memory frames for NaN/Inf itself.
         if (!ctx->algo->cuda || !ctx->cuda)
@@ -32,6 +36,22 @@ of_status context_process(of_context* ctx, const of_image& prev, const of_image&
     if (!image_pixels_valid(next)) return fail_invalid_pixels(err, "next");
     const of_status s = flow_process_cpu(ctx, prev, next, out);
     if (s == OF_OK) err.clear();
+    return s;
+}
+
+of_status context_register_host(of_context* ctx, void* p, std::size_t bytes) {
+    if (ctx->plan.backend != OF_BACKEND_CUDA) return OF_OK; // the CPU paths read the caller's memory in place
+    if (!ctx->algo->cuda || !ctx->cuda) return ctx->sink().fail(OF_ERR_INTERNAL, "of_register_host: no CUDA state");
+    const of_status s = ctx->algo->cuda->register_host(ctx->cuda, p, bytes, ctx->sink());
+    if (s == OF_OK) ctx->sink().clear();
+    return s;
+}
+
+of_status context_unregister_host(of_context* ctx, const void* p) {
+    if (ctx->plan.backend != OF_BACKEND_CUDA) return OF_OK;
+    if (!ctx->algo->cuda || !ctx->cuda) return ctx->sink().fail(OF_ERR_INTERNAL, "of_unregister_host: no CUDA state");
+    const of_status s = ctx->algo->cuda->unregister_host(ctx->cuda, p, ctx->sink());
+    if (s == OF_OK) ctx->sink().clear();
     return s;
 }
 

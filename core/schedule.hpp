@@ -26,6 +26,10 @@ inline std::uint32_t level_iterations(std::uint32_t finest, float growth, int le
     return n >= static_cast<double>(kMaxLevelIterations) ? kMaxLevelIterations : static_cast<std::uint32_t>(n);
 }
 
+/// The level where a stream's warm start (of_config.warm_start) enters: level 1, or level 0 of a
+/// one-level pyramid. The previous pair's flow of this level is kept (core/stream.hpp).
+inline int warm_level(int levels) { return levels >= 2 ? 1 : 0; }
+
 } // namespace oflow
 
 #endif

@@ -331,12 +331,13 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     o.memory_planned = true;
     if (backend == OF_BACKEND_CUDA) {
         if (alg->cuda) {
-            cuda::Need need{0, 0, 0};
+            cuda::Need need{0, 0, 0, 0};
             s = alg->cuda->plan(o.cfg, &o.launch, &need, err);
             if (s != OF_OK) return s;
             in.cuda_state_bytes = need.state_bytes;
             in.pinned_bytes = need.pinned_bytes;
             in.device_bytes = need.device_bytes;
+            o.stream_device_bytes = need.stream_bytes;
         } else {
             o.memory_planned = false; // only with gpu_assumed: nothing in this build could run it
         }
@@ -392,6 +393,9 @@ void selection_info(const Selection& s, of_info* info) {
     in.alpha = hs ? s.cfg.hs.alpha : 0.0f;
     in.rho = s.cfg.algorithm == OF_ALGO_CLG ? s.cfg.hs.rho : 0.0f;
     in.iteration_growth = s.cfg.iteration_growth;
+    in.warm_start = s.cfg.warm_start;
+    in.stream_host_bytes = s.memory_planned ? s.plan.stream_host_bytes : 0;
+    in.stream_device_bytes = s.memory_planned ? s.stream_device_bytes : 0;
     if (cuda) {
         in.block_width = static_cast<uint32_t>(s.tuning.bw);
         in.block_height = static_cast<uint32_t>(s.tuning.bh);

@@ -82,6 +82,7 @@ struct Selection {
     cuda::Tuning tuning;               // the CUDA launch shape (plan.backend == CUDA only)
     std::uint32_t iterations;          // per warp and level (== cfg.iterations)
     double predicted_ms;               // platform::frame_ms at that count; 0 without a row
+    std::size_t stream_device_bytes;   // cuda::Need::stream_bytes (CUDA backend), else 0
     char reason[160];
 };
 

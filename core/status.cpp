@@ -35,6 +35,7 @@ const char* status_text(int32_t s) {
     case OF_ERR_OUT_OF_MEMORY: return "OF_ERR_OUT_OF_MEMORY: allocation failed";
     case OF_ERR_DEVICE: return "OF_ERR_DEVICE: CUDA error";
     case OF_ERR_INTERNAL: return "OF_ERR_INTERNAL: internal error";
+    case OF_PENDING: return "OF_PENDING: frame kept, no flow yet (a stream's first frame)";
     default: return "OF_ERR_?: unknown status value";
     }
 }

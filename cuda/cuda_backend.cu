@@ -57,6 +57,7 @@ void all_kernels(KernelList* l) {
     list_multi_kernels(l);
     list_multi_f16x2_kernels(l);
     list_robust_kernels(l);
+    list_warm_kernels(l);
     list_hs_stage_kernels(l);
     list_hs_jacobi_kernels(l);
     list_hs_multi_kernels(l);
@@ -142,6 +143,10 @@ of_status warm_up(State& st, const ErrorSink& err) {
                                     cudaMemcpyHostToDevice, st.stream),
                     "warm-up upload");
     }
+    if (st.cfg.warm_start) { // no stream yet: nothing kept (the residual launch still reads the plane)
+        OF_CUDA_TRY(cudaMemsetAsync(&st.ctrl()->warm_ready, 0, sizeof(int), st.stream), "cudaMemsetAsync(warm_ready)");
+        OF_CUDA_TRY(cudaMemsetAsync(st.arena + l.warm, 0, l.warm_bytes, st.stream), "cudaMemsetAsync(warm)");
+    }
     SolveInfo info;
     of_status s = run_frame(st, Src{st.arena + l.raw[0], row}, Src{st.arena + l.raw[1], row}, w, h, err, &info);
     if (s != OF_OK) return s;
@@ -170,6 +175,7 @@ of_status plan_with(of_status (*resolve)(const of_config&, const LaunchDefaults*
     need->device_bytes = l.device_bytes;
     need->pinned_bytes = l.pinned_bytes;
     need->state_bytes = sizeof(State);
+    need->stream_bytes = l.raw_bytes + l.warm_bytes;
     return OF_OK;
 }
 
@@ -386,22 +392,87 @@ void fill_valid_host(const of_flow& out, const float* conf, float min_conf) {
     }
 }
 
-// One frame (process() below adds the clean-up after a device error).
-of_status process_frame(State* st, const of_image& prev, const of_image& next, const of_flow& out,
-                        const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest) {
-    DeviceScope scope(st->device);
-    const DevLayout& l = st->lay;
+// The finiteness check of F32 frames in device memory (bit 1 << f for frame f of n, named
+// names[f]): on the device, one wait.
+of_status check_device_frames(State* st, const of_image* const* img, const Src* src, const char* const* names, int n,
+                              const ErrorSink& err) {
+    bool any = false;
+    for (int f = 0; f < n; ++f) any = any || img[f]->memory == OF_MEMORY_CUDA_DEVICE;
+    if (st->cfg.format != OF_PIXEL_F32 || !any) return OF_OK;
     const cudaStream_t s = st->stream;
+    const int w = static_cast<int>(img[0]->width), h = static_cast<int>(img[0]->height);
+    int* flag = &st->ctrl()->nonfinite;
+    int* back = reinterpret_cast<int*>(st->pinned + st->lay.stage_ctrl) + kStageNonfinite;
+    OF_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(int), s), "cudaMemsetAsync(nonfinite)");
+    for (int f = 0; f < n; ++f)
+        if (img[f]->memory == OF_MEMORY_CUDA_DEVICE)
+            OF_CUDA_TRY(launch_nonfinite(src[f].p, src[f].stride, w, h, flag, 1 << f, s), "finiteness check launch");
+    OF_CUDA_TRY(cudaMemcpyAsync(back, flag, sizeof(int), cudaMemcpyDeviceToHost, s), "finiteness flag download");
+    OF_CUDA_TRY(cudaStreamSynchronize(s), "finiteness check");
+    for (int f = 0; f < n; ++f)
+        if (*back & (1 << f)) return fail_invalid_pixels(err, names[f]);
+    return OF_OK;
+}
+
+// Before host frames go into the staging region: the previous frame's upload out of it must be
+// done (only in flight after a frame with device output).
+of_status staging_free(State* st, const ErrorSink& err) {
+    const cudaError_t q = cudaEventQuery(st->uploaded);
+    if (q == cudaErrorNotReady) {
+        (void)cudaGetLastError(); // "not ready" is an answer, not an error to report later
+        OF_CUDA_TRY(cudaEventSynchronize(st->uploaded), "waiting for the previous upload");
+    } else if (q != cudaSuccess) {
+        return device_fail(err, "previous upload", q);
+    }
+    return OF_OK;
+}
+
+// Bytes from a plane's first row to the end of its last: (h - 1) * stride + row.
+std::size_t span_bytes(std::size_t stride, uint32_t h, std::size_t row) {
+    return stride * (static_cast<std::size_t>(h) - 1) + row;
+}
+
+// A host frame in a registered buffer (of_register_host): straight into upload slot `slot` by DMA.
+bool upload_registered(State* st, const of_image& img, int slot, Src* src, of_status* r, const ErrorSink& err) {
+    const std::size_t row = static_cast<std::size_t>(img.width) * format_bytes(img.format);
+    if (!st->in_registered(img.data, span_bytes(img.stride, img.height, row))) return false;
+    const cudaError_t e = cudaMemcpy2DAsync(st->arena + st->lay.raw[slot], row, img.data, img.stride, row, img.height,
+                                            cudaMemcpyHostToDevice, st->stream);
+    *r = e == cudaSuccess ? OF_OK : device_fail(err, "frame upload (registered)", e);
+    *src = Src{st->arena + st->lay.raw[slot], row};
+    return true;
+}
+
+// A host frame through staging slot `stage` into upload slot `slot`; returns its device view.
+of_status upload_host_frame(State* st, const of_image& img, int stage, int slot, Src* src, const ErrorSink& err) {
+    const DevLayout& l = st->lay;
+    const int h = static_cast<int>(img.height);
+    const std::size_t row = static_cast<std::size_t>(img.width) * format_bytes(img.format);
+    unsigned char* dst = st->pinned + l.stage_frame[stage];
+    const unsigned char* from = static_cast<const unsigned char*>(img.data);
+    if (img.stride == row) {
+        std::memcpy(dst, from, row * static_cast<std::size_t>(h));
+    } else {
+        for (int y = 0; y < h; ++y)
+            std::memcpy(dst + row * static_cast<std::size_t>(y), from + img.stride * static_cast<std::size_t>(y), row);
+    }
+    OF_CUDA_TRY(cudaMemcpyAsync(st->arena + l.raw[slot], dst, stage_bytes(img), cudaMemcpyHostToDevice, st->stream),
+                "frame upload");
+    *src = Src{st->arena + l.raw[slot], row};
+    return OF_OK;
+}
+
+// Steps 1-3 of a pair: the frames checked and where the device can read them (host frames
+// uploaded into raw[0] / raw[1]).
+of_status stage_pair(State* st, const of_image& prev, const of_image& next, Src* src, const ErrorSink& err) {
     const of_image* img[2] = {&prev, &next};
-    const char* names[2] = {"prev", "next"};
-    const int w = static_cast<int>(prev.width), h = static_cast<int>(prev.height);
+    const char* const names[2] = {"prev", "next"};
 
     // 1. F32 frames the host can read: check them before anything is enqueued.
     for (int f = 0; f < 2; ++f)
         if (img[f]->memory != OF_MEMORY_CUDA_DEVICE && !image_pixels_valid(*img[f]))
             return fail_invalid_pixels(err, names[f]);
 
-    Src src[2];
     for (int f = 0; f < 2; ++f) {
         const void* p = nullptr;
         of_status r = device_view(img[f]->data, img[f]->memory, &p, names[f], err);
@@ -410,52 +481,52 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     }
 
     // 2. F32 frames in device memory: finiteness on the device (bit 1: prev, bit 2: next), one wait.
-    if (st->cfg.format == OF_PIXEL_F32 &&
-        (prev.memory == OF_MEMORY_CUDA_DEVICE || next.memory == OF_MEMORY_CUDA_DEVICE)) {
-        int* flag = &st->ctrl()->nonfinite;
-        int* back = reinterpret_cast<int*>(st->pinned + l.stage_ctrl) + kStageNonfinite;
-        OF_CUDA_TRY(cudaMemsetAsync(flag, 0, sizeof(int), s), "cudaMemsetAsync(nonfinite)");
-        for (int f = 0; f < 2; ++f)
-            if (img[f]->memory == OF_MEMORY_CUDA_DEVICE)
-                OF_CUDA_TRY(launch_nonfinite(src[f].p, src[f].stride, w, h, flag, 1 << f, s), "finiteness check launch");
-        OF_CUDA_TRY(cudaMemcpyAsync(back, flag, sizeof(int), cudaMemcpyDeviceToHost, s), "finiteness flag download");
-        OF_CUDA_TRY(cudaStreamSynchronize(s), "finiteness check");
-        for (int f = 0; f < 2; ++f)
-            if (*back & (1 << f)) return fail_invalid_pixels(err, names[f]);
-    }
+    of_status r = check_device_frames(st, img, src, names, 2, err);
+    if (r != OF_OK) return r;
 
-    // 3. Host frames go up through the staging region.
-    const bool host_in = prev.memory == OF_MEMORY_HOST || next.memory == OF_MEMORY_HOST;
-    if (host_in) {
-        const cudaError_t q = cudaEventQuery(st->uploaded);
-        if (q == cudaErrorNotReady) {
-            (void)cudaGetLastError(); // "not ready" is an answer, not an error to report later
-            OF_CUDA_TRY(cudaEventSynchronize(st->uploaded), "waiting for the previous upload");
-        } else if (q != cudaSuccess) {
-            return device_fail(err, "previous upload", q);
+    // 3. Host frames go up by DMA from a registered buffer, else through the staging region.
+    bool staged = false;
+    for (int f = 0; f < 2; ++f) {
+        if (img[f]->memory != OF_MEMORY_HOST) continue;
+        if (upload_registered(st, *img[f], f, &src[f], &r, err)) {
+            if (r != OF_OK) return r;
+            continue;
         }
-        for (int f = 0; f < 2; ++f) {
-            if (img[f]->memory != OF_MEMORY_HOST) continue;
-            const std::size_t row = static_cast<std::size_t>(w) * format_bytes(img[f]->format);
-            unsigned char* dst = st->pinned + l.stage_frame[f];
-            const unsigned char* from = static_cast<const unsigned char*>(img[f]->data);
-            if (img[f]->stride == row) {
-                std::memcpy(dst, from, row * static_cast<std::size_t>(h));
-            } else {
-                for (int y = 0; y < h; ++y)
-                    std::memcpy(dst + row * static_cast<std::size_t>(y), from + img[f]->stride * static_cast<std::size_t>(y), row);
-            }
-            OF_CUDA_TRY(cudaMemcpyAsync(st->arena + l.raw[f], dst, stage_bytes(*img[f]), cudaMemcpyHostToDevice, s),
-                        "frame upload");
-            src[f] = Src{st->arena + l.raw[f], row};
+        if (!staged) {
+            r = staging_free(st, err);
+            if (r != OF_OK) return r;
+            staged = true;
         }
-        OF_CUDA_TRY(cudaEventRecord(st->uploaded, s), "cudaEventRecord");
+        r = upload_host_frame(st, *img[f], f, f, &src[f], err);
+        if (r != OF_OK) return r;
     }
+    if (staged) OF_CUDA_TRY(cudaEventRecord(st->uploaded, st->stream), "cudaEventRecord");
+    return OF_OK;
+}
+
+// One frame pair whose frames the device can read at src[0], src[1] (stage_pair, or a stream's
+// upload slots); prev gives the size (process() below adds the clean-up after a device error).
+// *warm_taken: Ctrl::warm_taken when the frame waited (config.warm_start), else 2 when the
+// warm plane was offered, 0 when not; *gpu_levels: the levels the device solved.
+of_status process_frame(State* st, const of_image& prev, const Src* src, const of_flow& out, bool warm_ready,
+                        const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest, int* warm_taken,
+                        int* gpu_levels) {
+    DeviceScope scope(st->device);
+    const DevLayout& l = st->lay;
+    const cudaStream_t s = st->stream;
+    const int w = static_cast<int>(prev.width), h = static_cast<int>(prev.height);
+    *warm_taken = 0;
+    if (st->cfg.warm_start)
+        OF_CUDA_TRY(cudaMemsetAsync(&st->ctrl()->warm_ready, warm_ready ? 1 : 0, sizeof(int), s),
+                    "cudaMemsetAsync(warm_ready)");
 
     // 4. The solver.
     SolveInfo info;
     of_status r = run_frame(*st, src[0], src[1], w, h, err, &info);
     if (r != OF_OK) return r;
+    *gpu_levels = info.gpu_levels;
+    const bool warm_here = st->cfg.warm_start && warm_ready && warm_level(info.levels) < info.gpu_levels;
+    if (warm_here) *warm_taken = 2;
     const DPlane<float2> u = st->plane<float2>(l.u[info.ucur], info.dims[0]);
     const std::size_t row8 = static_cast<std::size_t>(w) * 8;
     // The level-0 confidence of an algorithm with a rejection rule (LK), else nullptr.
@@ -529,6 +600,10 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
                                 cudaMemcpyDeviceToHost, s),
                 "stop slots download");
     const int* stop = reinterpret_cast<const int*>(st->pinned + l.stage_ctrl);
+    if (warm_here)
+        OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl + sizeof(int) * kStageWarm, &st->ctrl()->warm_taken,
+                                    sizeof(int), cudaMemcpyDeviceToHost, s),
+                    "warm start choice download");
     if (info.top < 0)
         OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl + sizeof(int) * kStageTop, &st->ctrl()->top, sizeof(int),
                                     cudaMemcpyDeviceToHost, s),
@@ -536,6 +611,7 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
     OF_CUDA_TRY(cudaStreamSynchronize(s), "frame");
 
     if (info.top < 0) *coarsest = stop[kStageTop];
+    if (warm_here) *warm_taken = stop[kStageWarm] != 0 ? 1 : 0;
     uint64_t ran = 0;
     for (int lv = 0; lv < counted(*coarsest); ++lv)
         for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
@@ -565,7 +641,15 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
 of_status process(State* st, const of_image& prev, const of_image& next, const of_flow& out, const ErrorSink& err,
                   uint64_t* iterations, int* levels, int* coarsest) {
     if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: process without a state");
-    const of_status r = process_frame(st, prev, next, out, err, iterations, levels, coarsest);
+    of_status r;
+    {
+        DeviceScope scope(st->device);
+        Src src[2];
+        r = stage_pair(st, prev, next, src, err);
+        int warm = 0, gpu_levels = 0;
+        if (r == OF_OK)
+            r = process_frame(st, prev, src, out, false, err, iterations, levels, coarsest, &warm, &gpu_levels);
+    }
     if (r == OF_ERR_DEVICE) {
         // Work enqueued before the failure may still be running: wait for it (errors ignored: the
         // status already says what failed), so that the next frame starts on an idle stream with
@@ -577,10 +661,112 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
     return r;
 }
 
+namespace {
+
+of_status push_frame(State* st, const of_image& frame, const of_flow* out, StreamStep* step, const ErrorSink& err,
+                     uint64_t* iterations, int* levels, int* coarsest) {
+    DeviceScope scope(st->device);
+    const DevLayout& l = st->lay;
+    const int h = static_cast<int>(frame.height);
+    const std::size_t row = static_cast<std::size_t>(frame.width) * format_bytes(frame.format);
+    const int slot = st->keep_slot ^ 1; // the kept frame's slot stays untouched until the swap
+    const of_image* img[1] = {&frame};
+    const char* const names[1] = {"frame"};
+    if (frame.memory != OF_MEMORY_CUDA_DEVICE && !image_pixels_valid(frame)) return fail_invalid_pixels(err, "frame");
+    const void* p = nullptr;
+    of_status r = device_view(frame.data, frame.memory, &p, "frame", err);
+    if (r != OF_OK) return r;
+    Src in{p, frame.stride};
+    r = check_device_frames(st, img, &in, names, 1, err);
+    if (r != OF_OK) return r;
+    Src src[2];
+    src[0] = Src{st->arena + l.raw[st->keep_slot], row};
+    if (frame.memory == OF_MEMORY_HOST && upload_registered(st, frame, slot, &src[1], &r, err)) {
+        if (r != OF_OK) return r;
+    } else if (frame.memory == OF_MEMORY_HOST) {
+        r = staging_free(st, err);
+        if (r == OF_OK) r = upload_host_frame(st, frame, 0, slot, &src[1], err);
+        if (r != OF_OK) return r;
+        OF_CUDA_TRY(cudaEventRecord(st->uploaded, st->stream), "cudaEventRecord");
+    } else { // device or mapped memory: a device copy on the stream (api/oflow.h: reuse in stream order)
+        OF_CUDA_TRY(cudaMemcpy2DAsync(st->arena + l.raw[slot], row, p, frame.stride, row, static_cast<std::size_t>(h),
+                                      cudaMemcpyDeviceToDevice, st->stream),
+                    "frame copy");
+        src[1] = Src{st->arena + l.raw[slot], row};
+    }
+    if (!step->pair) {
+        st->keep_slot = slot;
+        return OF_OK;
+    }
+    int gpu_levels = 0;
+    r = process_frame(st, frame, src, *out, step->warm_ready, err, iterations, levels, coarsest, &step->warm_taken,
+                      &gpu_levels);
+    if (r != OF_OK) return r;
+    step->warm_kept = st->cfg.warm_start != 0 && warm_level(*levels) < gpu_levels;
+    st->keep_slot = slot;
+    return OF_OK;
+}
+
+} // namespace
+
+of_status push(State* st, const of_image& frame, const of_flow* out, StreamStep* step, const ErrorSink& err,
+               uint64_t* iterations, int* levels, int* coarsest) {
+    if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: push without a state");
+    if (step->pair && !out) return err.fail(OF_ERR_INTERNAL, "cuda: a stream pair without a flow");
+    const of_status r = push_frame(st, frame, out, step, err, iterations, levels, coarsest);
+    if (r == OF_ERR_DEVICE) {
+        DeviceScope scope(st->device);
+        (void)cudaStreamSynchronize(st->stream);
+        (void)cudaGetLastError();
+    }
+    return r;
+}
+
+of_status register_host(State* st, void* p, std::size_t bytes, const ErrorSink& err) {
+    if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: register without a state");
+    const unsigned char* b = static_cast<const unsigned char*>(p);
+    int slot = -1;
+    for (int i = 0; i < OF_MAX_REGISTERED; ++i) {
+        const State::HostRange& r = st->reg[i];
+        if (!r.n) {
+            if (slot < 0) slot = i;
+            continue;
+        }
+        if (b < r.p + r.n && r.p < b + bytes)
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "of_register_host: %zu bytes at %p overlap the registered %zu at %p",
+                            bytes, p, r.n, static_cast<const void*>(r.p));
+    }
+    if (slot < 0)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "of_register_host: %d buffers are registered already (OF_MAX_REGISTERED)",
+                        OF_MAX_REGISTERED);
+    DeviceScope scope(st->device);
+    const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+    if (e != cudaSuccess) return device_fail(err, "of_register_host: cudaHostRegister", e);
+    st->reg[slot] = State::HostRange{b, bytes};
+    return OF_OK;
+}
+
+of_status unregister_host(State* st, const void* p, const ErrorSink& err) {
+    if (!st) return err.fail(OF_ERR_INTERNAL, "cuda: unregister without a state");
+    for (State::HostRange& r : st->reg) {
+        if (!r.n || r.p != p) continue;
+        DeviceScope scope(st->device);
+        // Transfers from or to it may still be in flight (device output returns at once).
+        (void)cudaStreamSynchronize(st->stream);
+        const cudaError_t e = cudaHostUnregister(const_cast<unsigned char*>(r.p));
+        r = State::HostRange{nullptr, 0};
+        if (e != cudaSuccess) return device_fail(err, "of_unregister_host: cudaHostUnregister", e);
+        return OF_OK;
+    }
+    return err.fail(OF_ERR_INVALID_ARGUMENT, "of_unregister_host: %p is not a registered buffer", p);
+}
+
 void destroy(State* st) {
     if (!st) return;
     DeviceScope scope(st->device);
     if (st->stream) (void)cudaStreamSynchronize(st->stream);
+    for (State::HostRange& r : st->reg)
+        if (r.n) (void)cudaHostUnregister(const_cast<unsigned char*>(r.p));
     if (st->graph) (void)cudaGraphExecDestroy(st->graph);
     if (st->event_ok) (void)cudaEventDestroy(st->uploaded);
     if (st->own_stream && st->stream) (void)cudaStreamDestroy(st->stream);

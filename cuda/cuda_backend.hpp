@@ -61,6 +61,8 @@ struct Need {
     std::size_t device_bytes; // device arena (256-byte aligned planes)
     std::size_t pinned_bytes; // host staging, page-locked at create
     std::size_t state_bytes;  // sizeof(State), placed in the host arena
+    std::size_t stream_bytes; // of device_bytes: what a stream keeps (the uploaded-frame slot that holds the
+                              // previous frame, and the warm flow)
 };
 
 /// What the CUDA path needs for a validated cfg whose backend resolved to CUDA; defaults (may be
@@ -112,6 +114,30 @@ of_status hs_create(void* state_slot, void* pinned_slot, const of_config& cfg, c
 of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
 of_status lk_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
                     const CpuLevels& cpu, const ErrorSink& err, State** out);
+
+/// One frame of a stream (of_push_frame, core/stream.hpp). The frame is copied into the upload
+/// slot that does not hold the kept frame (host frames through the staging, device and mapped
+/// frames by a device copy), so the caller's buffer is free when the call returns. With
+/// step->pair the pair (kept frame, this frame) then runs exactly as process() would run it on
+/// the two frames, and out receives the flow; without it nothing else happens (OF_PENDING is the
+/// core's). On success the slots swap roles; on failure the kept frame stays the kept one.
+/// Warm start (config.warm_start): step->warm_ready says the device's warm plane holds the
+/// previous pair's flow of the warm level; the device decides per frame whether to start from
+/// it (no host wait), and keeps this pair's.
+struct StreamStep {
+    bool pair;       // in: the frame makes a pair with the kept frame
+    bool warm_ready; // in: the warm plane holds the previous pair's flow (warm_start only)
+    int warm_taken;  // out: 1 warm, 0 cold, 2 decided on the device without a wait (device output)
+    bool warm_kept;  // out: the warm plane now holds this pair's flow
+};
+of_status push(State* st, const of_image& frame, const of_flow* out, StreamStep* step, const ErrorSink& err,
+               uint64_t* iterations, int* levels, int* coarsest);
+
+/// of_register_host / of_unregister_host (api/oflow.h): page-locks the caller's buffer
+/// (cudaHostRegister) and records it; frames and flow planes wholly inside a recorded buffer go
+/// by DMA straight from / to it. destroy() unregisters what is left.
+of_status register_host(State* st, void* p, std::size_t bytes, const ErrorSink& err);
+of_status unregister_host(State* st, const void* p, const ErrorSink& err);
 
 /// Releases what create() took; NULL-safe.
 void destroy(State* st);

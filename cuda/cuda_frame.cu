@@ -370,11 +370,23 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
                         "upsample launch");
             ucur ^= 1;
         }
+        const bool warm = st.cfg.warm_start && l == warm_level(levels); // a stream's (core/stream.hpp)
+        if (warm) {
+            const DPlane<float> i0 = st.pyr(0, l, d), i1 = st.pyr(1, l, d);
+            const DPlane<float2> kept = st.plane<float2>(lay.warm, d);
+            OF_CUDA_TRY(launch_warm_enter({i0.p, i0.w, i0.h, i0.pitch}, {i1.p, i1.w, i1.h, i1.pitch},
+                                          st.plane<float2>(lay.u[ucur], d), {kept.p, kept.w, kept.h, kept.pitch}, ctrl, s),
+                        "warm start launch");
+        }
         r = st.ops->level(st, d, l, &ucur, err);
         if (r != OF_OK) return r;
         OF_CUDA_TRY(launch_finish_level(st.plane<float2>(lay.u[ucur], d), l, top_dev, info->top,
                                         level_margin(l, d.w, d.h), s),
                     "level end launch");
+        if (warm) // kept for the next pair (of_process's pairs keep it too: unused, warm_ready is 0)
+            OF_CUDA_TRY(cudaMemcpyAsync(st.arena + lay.warm, st.arena + lay.u[ucur], plane_bytes(d, 8),
+                                        cudaMemcpyDeviceToDevice, s),
+                        "warm start copy");
     }
     info->ucur = ucur;
     return OF_OK;

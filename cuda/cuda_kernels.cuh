@@ -132,6 +132,14 @@ cudaError_t launch_median_flow(DPlane<const float2> src, DPlane<float2> dst, int
 cudaError_t launch_finish_level(DPlane<float2> u, int level, const int* top, int top_host, float margin,
                                 cudaStream_t s);
 
+// ---- warm_start_cuda.cu ---------------------------------------------------------------------
+struct Ctrl;
+/// A stream's warm start at the warm level (core/stream.hpp): u holds the cold start; replaced by
+/// warm (the previous pair's flow of the level) when ctrl->warm_ready and warm's mean absolute
+/// residual |I1(x + u) - I0(x)| is below u's; the choice in ctrl->warm_taken. Three launches.
+cudaError_t launch_warm_enter(DPlane<const float> i0, DPlane<const float> i1, DPlane<float2> u,
+                              DPlane<const float2> warm, Ctrl* ctrl, cudaStream_t s);
+
 /// Exposure range matching (core/robust.hpp, tvl1_driver.cpp match_exposure), three launches,
 /// no host wait (graph-capturable). launch_exposure_hist adds the exposure_bin() counts of f0
 /// to hist[0..kExposureBins) and of f1 to hist[kExposureBins..) (zero both first): `blocks`
@@ -169,6 +177,7 @@ void list_fused_kernels(KernelList* l);
 void list_multi_kernels(KernelList* l);
 void list_multi_f16x2_kernels(KernelList* l);
 void list_robust_kernels(KernelList* l);
+void list_warm_kernels(KernelList* l);
 
 } // namespace cuda
 } // namespace oflow

@@ -2,6 +2,7 @@
 #include "cuda/cuda_layout.hpp"
 
 #include "core/hs_kernels.hpp"
+#include "core/schedule.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -319,6 +320,9 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->raw_bytes = raw;
     l->raw[0] = c.take(raw);
     l->raw[1] = c.take(raw);
+    l->warm_bytes = 0;
+    if (cfg.warm_start && !plane(l->dims[warm_level(l->levels)], 8, &l->warm_bytes)) return OF_ERR_OVERFLOW;
+    l->warm = c.take(l->warm_bytes);
     l->scratch = c.take(scratch);
     const bool sor = hs && cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
     l->i1g = c.take(tvl1 ? f4 : 0);
@@ -370,7 +374,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     const std::size_t frames_end = s.off;
     l->stage_flow = 0; // the flow comes back after the frames went up: same bytes
     s.off = frames_end > flow ? frames_end : flow;
-    l->stage_ctrl = s.take((kStopSlots + 2) * sizeof(int));
+    l->stage_ctrl = s.take((kStopSlots + 3) * sizeof(int));
     std::size_t valid = 0;
     if (lk && !mul(w0 * h0, 4, &valid)) return OF_ERR_OVERFLOW;
     l->stage_valid = s.take(valid);

@@ -29,6 +29,10 @@ const int kNotStopped = 0x7f7f7f7f; // a stop slot filled with the byte 0x7f: "r
 /// Ints of the pinned stage_ctrl region (DevLayout) after the stop slots.
 const int kStageNonfinite = kStopSlots;
 const int kStageTop = kStopSlots + 1;
+const int kStageWarm = kStopSlots + 2; // Ctrl::warm_taken
+/// Blocks of the warm start's residual reduction (fixed: the sums, so the choice, do not depend
+/// on the device).
+const int kWarmBlocks = 128;
 /// Blocks per level of the texture-energy reduction (robust_cuda.cu): block b sums rows
 /// b, b + kTexBlocks, ... of its level into Ctrl::tex[level * kTexBlocks + b].
 const int kTexBlocks = 64;
@@ -107,6 +111,12 @@ struct Ctrl {
     // read by the clamp kernel.
     unsigned int exposure_hist[2 * kExposureBins];
     ExposureMatch exposure;
+    // Warm start (config.warm_start, core/stream.hpp): set by the host before each frame (nonzero:
+    // the warm plane holds the previous pair's flow of the warm level); the residual partial sums
+    // of the cold and the warm start (kWarmBlocks each); the choice (1 warm, 0 cold).
+    int warm_ready;
+    int warm_taken;
+    double warm_part[2 * kWarmBlocks];
 };
 
 /// Dynamic shared memory of a FUSED block of bw x bh threads: new u on the tile plus its right
@@ -200,6 +210,9 @@ struct DevLayout {
     std::size_t pyr[2];              // F32 pyramids of both frames
     std::size_t raw[2];              // uploaded host frames (packed rows of width*bpp)
     std::size_t raw_bytes;
+    std::size_t warm;                // float2 flow of the warm level (core/schedule.hpp warm_level) kept
+                                     // for the next pair of a stream (config.warm_start; else 0 bytes)
+    std::size_t warm_bytes;
     std::size_t scratch;             // 2 F32 planes: converted frames (before the presmooth),
                                      // then the blurred level before resampling
     std::size_t i1g;                 // float4 (I1, I1x, I1y, 0) of frame 1 at the current level;
@@ -244,8 +257,8 @@ struct DevLayout {
     // packed (u, v) pairs, and a copy of Ctrl::stop[], Ctrl::nonfinite and Ctrl::top.
     std::size_t stage_frame[2];
     std::size_t stage_flow;
-    std::size_t stage_ctrl;          // kStopSlots + 2 ints: stop[], then nonfinite at index
-                                     // kStageNonfinite and top at kStageTop
+    std::size_t stage_ctrl;          // kStopSlots + 3 ints: stop[], then nonfinite at index
+                                     // kStageNonfinite, top at kStageTop, warm_taken at kStageWarm
     std::size_t stage_valid;         // LK: the level-0 confidence on its way to a host validity plane
                                      // (max_width x max_height floats, packed rows); 0 bytes otherwise
     std::size_t pinned_bytes;

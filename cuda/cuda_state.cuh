@@ -63,6 +63,19 @@ struct State {
     cudaGraphExec_t graph;     // solve() for the maximum frame size, captured at create
     int graph_ucur;            // u plane holding the level-0 flow after the graph
     CpuLevels cpu;             // levels on the CPU path (cpu.from == 0: none)
+    int keep_slot;             // stream (push): the upload slot (DevLayout::raw) holding the kept frame
+    struct HostRange {
+        const unsigned char* p;
+        std::size_t n;
+    };
+    HostRange reg[OF_MAX_REGISTERED]; // of_register_host's buffers (n 0: a free entry)
+    /// Whether [p, p + span) lies wholly inside a registered buffer.
+    bool in_registered(const void* p, std::size_t span) const {
+        const unsigned char* b = static_cast<const unsigned char*>(p);
+        for (const HostRange& r : reg)
+            if (r.n && b >= r.p && span <= r.n && static_cast<std::size_t>(b - r.p) <= r.n - span) return true;
+        return false;
+    }
     int bench_w, bench_h;      // level prepared by hooks::bench_prepare (0 = none)
     int bench_ucur, bench_pcur;
 

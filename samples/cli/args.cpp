@@ -127,7 +127,13 @@ bool one_of(const std::string& s, std::initializer_list<const char*> names) {
 const char* usage_text() {
     return "usage: oflow-cli [options] FRAME0 FRAME1 [-o FLOW.flo] [--color FLOW.png] [--gt GT.flo]\n"
            "       oflow-cli [options] --synth CASE|all [--size WxH] [--seed N] [-o FLOW.flo]\n"
+           "       oflow-cli [options] --stream FRAME0 FRAME1 ... FRAMEn [-o PATTERN] [--color PATTERN]\n"
+           "                 [--gt PATTERN] [--warm-start on|off]\n"
            "Dense optical flow from FRAME0 to FRAME1 (PNG 8/16-bit, PGM/PPM; colour -> luma).\n"
+           "--stream: the frames as one camera stream (of_push_frame, one frame per call); pair i\n"
+           "(FRAMEi -> FRAMEi+1) is written to PATTERN(i), its ground truth read from the --gt\n"
+           "PATTERN(i); a PATTERN holds one printf integer field (out/flow_%04d.flo). One line per\n"
+           "pair (time, EPE with --gt), then the means.\n"
            "\n"
            "input/output:\n"
            "  -o FILE             write the flow as Middlebury .flo\n"
@@ -160,6 +166,8 @@ const char* usage_text() {
            "  --scale F           pyramid downscale factor per level, in [0.01, 0.99]\n"
            "  --warps N           warps per level\n"
            "  --iters N           iterations per warp\n"
+           "  --warm-start on|off --stream: start each pair at level 1 from the previous pair's\n"
+           "                      flow where it explains the pair better (default: the library's)\n"
            "  --growth F          iteration growth per coarser level: level l runs\n"
            "                      iters * (1 + F * l) (default 0 = every level the same)\n"
            "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
@@ -213,12 +221,12 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             arg = arg.substr(0, eq);
             inline_value = true;
         }
-        if (arg == "--explain" || arg == "--json") {
+        if (arg == "--explain" || arg == "--json" || arg == "--stream") {
             if (inline_value) {
                 *err = "option " + arg + " takes no value";
                 return ParseResult::Error;
             }
-            (arg == "--json" ? o->json : o->explain) = true;
+            (arg == "--json" ? o->json : arg == "--stream" ? o->stream : o->explain) = true;
             continue;
         }
         static const char* const kWithValue[] = {
@@ -227,7 +235,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
             "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--median",
-            "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture", "--growth"};
+            "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture", "--growth",
+            "--warm-start"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -282,6 +291,9 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
         } else if (arg == "--robust") {
             if (!one_of(value, {"none", "local-norm"})) return bad("none or local-norm");
             o->robust = value;
+        } else if (arg == "--warm-start") {
+            if (!one_of(value, {"on", "off"})) return bad("on or off");
+            o->warm_start = value == "on";
         } else if (arg == "--solver") {
             if (!one_of(value, {"jacobi", "sor"})) return bad("jacobi or sor");
             o->solver = value;
@@ -347,6 +359,25 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
     const bool synth = !o->synth.empty();
     if (synth && !o->frames.empty()) {
         *err = "give either FRAME0 FRAME1 or --synth, not both";
+        return ParseResult::Error;
+    }
+    if (o->stream) {
+        if (synth || o->explain) {
+            *err = std::string("--stream takes frame files, not ") + (synth ? "--synth" : "--explain");
+            return ParseResult::Error;
+        }
+        if (o->frames.size() < 2) {
+            *err = "--stream needs at least two frames, got " + std::to_string(o->frames.size());
+            return ParseResult::Error;
+        }
+        if (!o->valid_png.empty() || o->repeat != 1) {
+            *err = std::string(o->valid_png.empty() ? "--repeat" : "--valid") + " does not apply to --stream";
+            return ParseResult::Error;
+        }
+        return ParseResult::Run; // the patterns are checked with the frames (stream_mode.cpp)
+    }
+    if (o->warm_start && *o->warm_start && !o->explain) {
+        *err = "--warm-start on applies to --stream (a single pair has no previous flow)";
         return ParseResult::Error;
     }
     if (!synth && !o->frames.empty() && o->frames.size() != 2) {

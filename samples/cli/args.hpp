@@ -33,6 +33,9 @@ struct Options {
     uint32_t repeat = 1;
     bool explain = false;
     bool json = false;
+    bool stream = false;             ///< --stream: frames FRAME0..FRAMEn as one camera stream (of_push_frame);
+                                     ///< -o, --color, --gt are then PATTERNs with one printf integer field
+    std::optional<bool> warm_start;  ///< --warm-start on|off (config.warm_start)
 
     std::string algo = "tvl1";   ///< tvl1|hs|clg|lk
     std::string backend = "auto";   ///< auto|reference|neon|cuda

@@ -7,6 +7,7 @@
 #include "flow_metrics.hpp"
 #include "image_io.hpp"
 #include "runner.hpp"
+#include "stream_mode.hpp"
 
 #include "core/synth.hpp"
 
@@ -217,7 +218,8 @@ std::string config_json(const of_config& c) {
            ",\"tuning_path\":" + (c.tuning_path ? json_string(c.tuning_path) : std::string("null")) +
            ",\"robust\":" + json_string(robust_name(c.robust)) +
            ",\"robust_sigma\":" + num(c.robust_sigma) + ",\"median_size\":" + u(c.median_size) +
-           ",\"min_texture\":" + num(c.min_texture) + ",\"iteration_growth\":" + num(c.iteration_growth) + "}";
+           ",\"min_texture\":" + num(c.min_texture) + ",\"iteration_growth\":" + num(c.iteration_growth) +
+           ",\"warm_start\":" + std::string(c.warm_start ? "true" : "false") + "}";
 }
 
 // What the preprocessing and the schedule are, from of_info (and the config's presmoothing).
@@ -482,6 +484,7 @@ int explain(const Options& o) {
 
 int run(const Options& o) {
     if (o.explain) return explain(o);
+    if (o.stream) return run_stream(o);
     if (o.synth.empty()) {
         const Result r = run_one(o, load_files(o), o.out_flo, o.color_png, o.valid_png);
         if (o.json)

@@ -126,6 +126,7 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.median) cfg.median_size = *o.median;
     if (o.min_texture) cfg.min_texture = *o.min_texture;
     if (o.growth) cfg.iteration_growth = *o.growth;
+    if (o.warm_start) cfg.warm_start = *o.warm_start ? 1u : 0u;
     if (o.solver) cfg.hs.solver = *o.solver == "sor" ? OF_SOLVER_RED_BLACK_SOR : OF_SOLVER_JACOBI;
     if (o.omega) cfg.hs.omega = *o.omega;
     if (o.min_eigen) cfg.lk.min_eigen = *o.min_eigen;
@@ -224,6 +225,41 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
     std::sort(ms.begin(), ms.end());
     const std::size_t n = ms.size();
     *median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    return true;
+}
+
+bool Flow::push(const void* frame, std::size_t stride, std::vector<float>* uv, std::vector<unsigned char>* valid,
+                bool* pending, double* ms, std::string* err) {
+    of_image img = of_image();
+    img.struct_size = sizeof(of_image);
+    img.format = format_;
+    img.memory = OF_MEMORY_HOST;
+    img.width = static_cast<uint32_t>(width_);
+    img.height = static_cast<uint32_t>(height_);
+    img.stride = stride;
+    img.data = frame;
+    uv->assign(2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0.0f);
+    valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
+    of_flow flow = of_flow();
+    flow.struct_size = sizeof(of_flow);
+    flow.layout = OF_FLOW_INTERLEAVED;
+    flow.memory = OF_MEMORY_HOST;
+    flow.width = static_cast<uint32_t>(width_);
+    flow.height = static_cast<uint32_t>(height_);
+    flow.stride = 2 * sizeof(float) * static_cast<std::size_t>(width_);
+    flow.u = uv->data();
+    flow.valid_format = OF_VALID_MASK_U8;
+    flow.valid_stride = static_cast<std::size_t>(width_);
+    flow.valid = valid->data();
+    const auto t0 = std::chrono::steady_clock::now();
+    const of_status s = of_push_frame(ctx_, &img, &flow);
+    const auto t1 = std::chrono::steady_clock::now();
+    *ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    *pending = s == OF_PENDING;
+    if (s != OF_OK && s != OF_PENDING) {
+        *err = status_line("of_push_frame", s, of_last_error(ctx_));
+        return false;
+    }
     return true;
 }
 

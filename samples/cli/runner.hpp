@@ -42,6 +42,12 @@ public:
     bool process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
                  std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err);
 
+    /// One frame of a stream (of_push_frame): *pending true for the stream's first frame (no
+    /// flow), else the flow in uv (interleaved) and the validity mask in valid as process();
+    /// *ms is the call's wall time.
+    bool push(const void* frame, std::size_t stride, std::vector<float>* uv, std::vector<unsigned char>* valid,
+              bool* pending, double* ms, std::string* err);
+
     bool info(of_info* out, std::string* err) const;
 
     /// The config of the last create().
