@@ -65,6 +65,7 @@ void all_kernels(KernelList* l) {
     list_lk_global_kernels(l);
     list_lk_fused_kernels(l);
     list_lk_tile_kernels(l);
+    list_flow_format_kernels(l);
 }
 
 // Makes st's device current for the duration of a call, and puts the caller's back.
@@ -476,9 +477,26 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
         scheduled += static_cast<uint64_t>(st->cfg.warps) * level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv);
     *iterations = scheduled;
 
-    // 5. Output.
+    // 5. Output. Compact formats (of_flow.format F16, S10.5) are converted on the device
+    // (launch_write_flow16, core/flow_format.hpp): host output downloads 2 bytes per component,
+    // device and mapped output are written in the format directly. The staging holds the F32
+    // flow (8 bytes a pixel), so the compact one (4) fits.
     const std::size_t plane4 = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4;
-    if (out.memory == OF_MEMORY_HOST && out.layout == OF_FLOW_PLANAR) {
+    const of_flow_format fmt = out.format;
+    const bool compact = fmt != OF_FLOW_FORMAT_F32;
+    const bool planar_out = out.layout == OF_FLOW_PLANAR;
+    const std::size_t eb = compact ? 2 : 4; // bytes per element of the output
+    const std::size_t plane_e = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * eb;
+    if (out.memory == OF_MEMORY_HOST && compact) {
+        // Packed rows in the free scratch planes (planar: u then v, each w x h; interleaved: one
+        // plane of 2w elements a row), one download.
+        unsigned char* sc = st->arena + l.scratch;
+        OF_CUDA_TRY(launch_write_flow16({u.p, u.w, u.h, u.pitch}, fmt, sc, planar_out ? sc + plane_e : nullptr,
+                                        static_cast<std::size_t>(w) * (planar_out ? 2 : 4), s),
+                    "flow output launch");
+        OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_flow, sc, 2 * plane_e, cudaMemcpyDeviceToHost, s),
+                    "flow download");
+    } else if (out.memory == OF_MEMORY_HOST && out.layout == OF_FLOW_PLANAR) {
         // Split into two packed planes on the device (in the free scratch planes), one download.
         float* su = reinterpret_cast<float*>(st->arena + l.scratch);
         OF_CUDA_TRY(launch_write_planar({u.p, u.w, u.h, u.pitch}, su, su + plane4 / 4, static_cast<std::size_t>(w) * 4, s),
@@ -496,7 +514,11 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
         if (r == OF_OK && out.layout == OF_FLOW_PLANAR) r = device_view(out.v, out.memory, &dv, "flow.v", err);
         if (r == OF_OK && out.valid_format != OF_VALID_NONE) r = device_view(out.valid, out.memory, &dvalid, "flow.valid", err);
         if (r != OF_OK) return r;
-        if (out.layout == OF_FLOW_INTERLEAVED) {
+        if (compact) {
+            OF_CUDA_TRY(launch_write_flow16({u.p, u.w, u.h, u.pitch}, fmt, const_cast<void*>(du),
+                                            planar_out ? const_cast<void*>(dv) : nullptr, out.stride, s),
+                        "flow output launch");
+        } else if (out.layout == OF_FLOW_INTERLEAVED) {
             OF_CUDA_TRY(cudaMemcpy2DAsync(const_cast<void*>(du), out.stride, u.p, static_cast<std::size_t>(u.pitch) * 8, row8,
                                           static_cast<std::size_t>(h), cudaMemcpyDeviceToDevice, s),
                         "flow copy");
@@ -548,12 +570,12 @@ of_status process_frame(State* st, const of_image& prev, const of_image& next, c
         const unsigned char* f = st->pinned + l.stage_flow;
         unsigned char* bu = reinterpret_cast<unsigned char*>(out.u);
         unsigned char* bv = reinterpret_cast<unsigned char*>(out.v);
-        const bool planar = out.layout == OF_FLOW_PLANAR;
-        const std::size_t row = planar ? static_cast<std::size_t>(w) * 4 : row8;
+        // Packed rows of the output's elements: w (planar, v plane_e bytes after u) or 2w.
+        const std::size_t row = static_cast<std::size_t>(w) * eb * (planar_out ? 1 : 2);
         for (int y = 0; y < h; ++y) {
             const std::size_t yo = static_cast<std::size_t>(y);
             std::memcpy(bu + yo * out.stride, f + yo * row, row);
-            if (planar) std::memcpy(bv + yo * out.stride, f + plane4 + yo * row, row);
+            if (planar_out) std::memcpy(bv + yo * out.stride, f + plane_e + yo * row, row);
         }
         fill_valid_host(out, valid_host ? reinterpret_cast<const float*>(st->pinned + l.stage_valid) : nullptr, min_conf);
     }
