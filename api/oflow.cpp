@@ -6,6 +6,7 @@
 #include "core/config_check.hpp"
 #include "core/context.hpp"
 #include "core/enum_raw.hpp"
+#include "core/flow_format.hpp"
 #include "core/plan.hpp"
 #include "core/select.hpp"
 #include "platform/table_load.hpp"
@@ -147,15 +148,22 @@ of_status check_flow(const of_flow* out, of_backend backend, uint32_t w, uint32_
     if (out->width != w || out->height != h)
         return err.fail(OF_ERR_SIZE, "flow: size %ux%u differs from the frames' %ux%u", out->width,
                         out->height, w, h);
-    const std::size_t row = static_cast<std::size_t>(w) * (planar ? 4u : 8u);
+    const int32_t format = raw_enum(out->format);
+    const unsigned eb = oflow::flow_format_bytes(format); // element bytes, 0: unknown format
+    if (eb == 0)
+        return err.fail(OF_ERR_FORMAT, "flow: unknown format %d (0 f32, 1 f16, 2 s10.5)", format);
+    const char* fname = format == OF_FLOW_FORMAT_F32 ? "f32" : (format == OF_FLOW_FORMAT_F16 ? "f16" : "s10.5");
+    const unsigned per = planar ? eb : 2u * eb;
+    const std::size_t row = static_cast<std::size_t>(w) * per;
     if (out->stride < row)
-        return err.fail(OF_ERR_STRIDE, "flow: stride %zu < width %u x %u bytes", out->stride, w,
-                        planar ? 4u : 8u);
-    if (out->stride % 4 != 0)
-        return err.fail(OF_ERR_STRIDE, "flow: stride %zu is not a multiple of 4", out->stride);
-    if (reinterpret_cast<std::uintptr_t>(out->u) % 4 != 0 ||
-        (planar && reinterpret_cast<std::uintptr_t>(out->v) % 4 != 0))
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "flow: planes must be 4-byte aligned");
+        return err.fail(OF_ERR_STRIDE, "flow: stride %zu < width %u x %u bytes (format %s)", out->stride, w, per,
+                        fname);
+    if (out->stride % eb != 0)
+        return err.fail(OF_ERR_STRIDE, "flow: stride %zu is not a multiple of %u (format %s)", out->stride, eb,
+                        fname);
+    if (reinterpret_cast<std::uintptr_t>(out->u) % eb != 0 ||
+        (planar && reinterpret_cast<std::uintptr_t>(out->v) % eb != 0))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "flow: planes must be %u-byte aligned (format %s)", eb, fname);
     if (!span_fits(out->u, out->stride, h, row) || (planar && !span_fits(out->v, out->stride, h, row)))
         return err.fail(OF_ERR_OVERFLOW, "flow: stride %zu x height %u overflows the address space",
                         out->stride, h);

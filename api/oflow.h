@@ -123,6 +123,19 @@ typedef enum of_flow_layout {
     OF_FLOW_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_flow_layout;
 
+/** Element format of the output flow planes (of_flow.format). Every format holds the same flow
+ *  in pixels; the compact ones are rounded from the F32 flow the context computed, on the path
+ *  that computed it (a CUDA context converts on the device, before any download). */
+typedef enum of_flow_format {
+    OF_FLOW_FORMAT_F32 = 0,   /**< float, px (default: zero-initialised) */
+    OF_FLOW_FORMAT_F16 = 1,   /**< IEEE half (binary16), px, round to nearest even, clamped to +-65504 (never
+                                   Inf); error <= 2^-11 relative (2^-25 absolute below 2^-14) */
+    OF_FLOW_FORMAT_S10_5 = 2, /**< int16_t signed fixed point, 1/32 px: round-half-even(px * 32) clamped to
+                                   [-32768, 32767], i.e. [-1024, 1023.96875] px; error <= 1/64 px inside that
+                                   range. The format of NVIDIA's hardware flow engines (VPI on Xavier/Orin) */
+    OF_FLOW_FORMAT_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
+} of_flow_format;
+
 /** Kernel variant of a GPU path, after the kernels of T. Romera, "Adequation algorithme
  *  architecture pour flot optique sur GPU embarque", PhD thesis, Sorbonne Universite, 2023,
  *  section 4.6.1. CPU paths ignore it. HS / CLG: GLOBAL is one launch per Jacobi iteration (per
@@ -319,20 +332,26 @@ typedef enum of_valid_format {
     OF_VALID_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_valid_format;
 
-/** Output flow, F32, in pixels: frame1(x + u, y + v) ~ frame0(x, y); and optionally its validity. */
+/** Output flow in pixels, frame1(x + u, y + v) ~ frame0(x, y), as F32 (default), F16 or S10.5
+ *  elements (of_flow.format); and optionally its validity. */
 typedef struct of_flow {
     uint32_t struct_size;  /**< sizeof(of_flow) */
     of_flow_layout layout; /**< planar or interleaved */
     of_memory_kind memory; /**< HOST with every backend; CUDA_DEVICE / CUDA_MAPPED with CUDA only */
     uint32_t width;        /**< must equal the frames' width */
     uint32_t height;       /**< must equal the frames' height */
-    size_t stride;         /**< bytes between rows of a plane; >= width*4 (planar), width*8 (interleaved); a multiple of 4 */
-    float* u;              /**< u plane, or the interleaved (u,v) plane */
-    float* v;              /**< v plane; NULL when interleaved */
+    size_t stride;         /**< bytes between rows of a plane; >= width*E (planar), width*2*E (interleaved), a
+                                multiple of E, E the element size of `format` (F32: 4; F16, S10.5: 2) */
+    float* u;              /**< u plane, or the interleaved (u,v) plane; aligned to E. With a 16-bit format it
+                                points at uint16_t (F16 bits) or int16_t (S10.5) elements: the caller casts */
+    float* v;              /**< v plane (aligned to E, same element type as u); NULL when interleaved */
     /* Appended (0.2): the validity plane, in the same memory kind as u and v. */
     of_valid_format valid_format; /**< OF_VALID_NONE (default, zero-initialised): valid must be NULL */
     size_t valid_stride;   /**< bytes between its rows; >= width (mask) or width*4 (confidence, a multiple of 4) */
     void* valid;           /**< the plane, or NULL: not wanted (the flow is the same either way) */
+    /* Appended with the compact flow formats. */
+    of_flow_format format; /**< element format of u and v; OF_FLOW_FORMAT_F32 (default, zero-initialised). An
+                                unknown value is OF_ERR_FORMAT. The validity plane does not depend on it */
 } of_flow;
 
 /** Most pyramid levels: the length of the per-level arrays of of_info. */
@@ -428,6 +447,9 @@ OF_API of_status of_create(const of_config* cfg, of_context** out);
  *  Never allocates. On OF_OK the flow is finite at every pixel, and every correspondence lies
  *  within the frame extended by its longer side M = max(width, height): x + u in
  *  [-M, width - 1 + M], y + v in [-M, height - 1 + M] (no motion a camera can observe goes further).
+ *  With out->format F16 or S10.5 the elements are the F32 flow rounded as of_flow_format says (the
+ *  bound above then holds up to that rounding and the format's clamp: S10.5 clamps at [-1024,
+ *  1023.96875] px, so a longer correspondence saturates).
  *  On error the context stays usable (a CUDA error included: OF_ERR_DEVICE with CUDA's text) and
  *  nothing is written to *out, with one exception: flow in CUDA-mapped host memory may already
  *  hold (part of) the flow when a CUDA call after its copy fails. */

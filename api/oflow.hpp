@@ -77,6 +77,7 @@ inline of_flow host_flow(float* u, float* v, uint32_t width, uint32_t height, si
     f.valid_format = OF_VALID_NONE;
     f.valid_stride = 0;
     f.valid = nullptr;
+    f.format = OF_FLOW_FORMAT_F32;
     return f;
 }
 

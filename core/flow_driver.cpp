@@ -2,6 +2,7 @@
 #include "core/schedule.hpp"
 
 #include "core/algorithm.hpp"
+#include "core/flow_format.hpp"
 #include "core/level_trace.hpp"
 #include "core/robust.hpp"
 #include "core/stream.hpp"
@@ -185,23 +186,48 @@ void write_validity(of_context* c, const Plane* conf, float min_conf, const of_f
     });
 }
 
+// One row of w components in the 16-bit format F (flow_format.hpp), every `step` elements
+// (1 planar, 2 interleaved).
+template <uint16_t (*F)(float)>
+void convert_row16(const float* src, int w, uint16_t* dst, int step) {
+    for (int x = 0; x < w; ++x) dst[static_cast<std::ptrdiff_t>(x) * step] = F(src[x]);
+}
+
+uint16_t s10_5_bits(float v) { return static_cast<uint16_t>(flow_to_s10_5(v)); }
+
+// The flow in out.format (F32 as is; F16 and S10.5 converted per element by flow_format.hpp,
+// the same code the CUDA path runs on the device).
 void write_output(of_context* c, Plane u1, Plane u2, const of_flow& out) {
     unsigned char* base_u = reinterpret_cast<unsigned char*>(out.u);
     unsigned char* base_v = reinterpret_cast<unsigned char*>(out.v);
+    const bool inter = out.layout == OF_FLOW_INTERLEAVED;
+    const of_flow_format fmt = out.format;
     for_rows(c, u1.h, [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y) {
             const float* a = u1.row(y);
             const float* b = u2.row(y);
-            float* ou = reinterpret_cast<float*>(base_u + static_cast<std::size_t>(y) * out.stride);
-            if (out.layout == OF_FLOW_INTERLEAVED) {
+            unsigned char* ru = base_u + static_cast<std::size_t>(y) * out.stride;
+            unsigned char* rv = inter ? nullptr : base_v + static_cast<std::size_t>(y) * out.stride;
+            if (fmt != OF_FLOW_FORMAT_F32) {
+                uint16_t* ou = reinterpret_cast<uint16_t*>(ru);
+                uint16_t* ov = inter ? ou + 1 : reinterpret_cast<uint16_t*>(rv);
+                const int step = inter ? 2 : 1;
+                if (fmt == OF_FLOW_FORMAT_F16) {
+                    convert_row16<flow_to_f16>(a, u1.w, ou, step);
+                    convert_row16<flow_to_f16>(b, u1.w, ov, step);
+                } else {
+                    convert_row16<s10_5_bits>(a, u1.w, ou, step);
+                    convert_row16<s10_5_bits>(b, u1.w, ov, step);
+                }
+            } else if (inter) {
+                float* ou = reinterpret_cast<float*>(ru);
                 for (int x = 0; x < u1.w; ++x) {
                     ou[2 * x] = a[x];
                     ou[2 * x + 1] = b[x];
                 }
             } else {
-                float* ov = reinterpret_cast<float*>(base_v + static_cast<std::size_t>(y) * out.stride);
-                std::memcpy(ou, a, sizeof(float) * static_cast<std::size_t>(u1.w));
-                std::memcpy(ov, b, sizeof(float) * static_cast<std::size_t>(u1.w));
+                std::memcpy(ru, a, sizeof(float) * static_cast<std::size_t>(u1.w));
+                std::memcpy(rv, b, sizeof(float) * static_cast<std::size_t>(u1.w));
             }
         }
     });
@@ -319,6 +345,7 @@ of_status flow_solve_coarse_cpu(of_context* c, int w, int h, int top, uint64_t* 
     of_flow xy;
     std::memset(&xy, 0, sizeof xy);
     xy.layout = OF_FLOW_INTERLEAVED;
+    xy.format = OF_FLOW_FORMAT_F32; // internal: the GPU reads floats, whatever the caller's output format
     xy.u = static_cast<float*>(c->buf[kBufSplitFlow]);
     xy.stride = static_cast<std::size_t>(u1.w) * 2u * sizeof(float);
     write_output(c, u1, u2, xy);

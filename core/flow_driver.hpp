@@ -2,8 +2,9 @@
 // exposure matching, local normalisation, presmoothing, both pyramids, the texture rule's
 // coarsest level, the coarse-to-fine loop (zero flow at the coarsest level solved, bilinear
 // upsampling between levels, the sanity bound on every level, the level trace), the output
-// (the flow, and of_flow's validity plane when asked for: the level-0 confidence plane of an
-// algorithm with a rejection rule, Algorithm::confidence_plane, else every pixel valid).
+// (the flow in of_flow.format, core/flow_format.hpp, and of_flow's validity plane when asked
+// for: the level-0 confidence plane of an algorithm with a rejection rule,
+// Algorithm::confidence_plane, else every pixel valid).
 // Per level it calls the context's Algorithm::solve_level_cpu. Inputs are validated by the
 // caller (core/process.cpp); nothing here allocates, and `out` is written only at the end.
 //

@@ -66,6 +66,7 @@ void all_kernels(KernelList* l) {
     list_lk_global_kernels(l);
     list_lk_fused_kernels(l);
     list_lk_tile_kernels(l);
+    list_flow_format_kernels(l);
 }
 
 // Makes st's device current for the duration of a call, and puts the caller's back.
@@ -307,6 +308,10 @@ of_status create_with(const AlgoOps* ops,
     }
     OF_CUDA_TRY(cudaEventCreateWithFlags(&st->uploaded, cudaEventDisableTiming), "cudaEventCreate");
     st->event_ok = true;
+    for (int b = 0; b < kFlowChunks; ++b) {
+        OF_CUDA_TRY(cudaEventCreateWithFlags(&st->flow_band[b], cudaEventDisableTiming), "cudaEventCreate");
+        st->flow_bands = b + 1;
+    }
 
     // Load every kernel now (lazy module loading would otherwise do it in the first frame) and
     // check the configured block against what the iteration kernels can launch.
@@ -547,18 +552,71 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         scheduled += static_cast<uint64_t>(st->cfg.warps) * level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv);
     *iterations = scheduled;
 
-    // 5. Output.
+    // 5. Output. Compact formats (of_flow.format F16, S10.5) are converted on the device
+    // (launch_write_flow16, core/flow_format.hpp): host output downloads 2 bytes per component,
+    // device and mapped output are written in the format directly. The staging holds the F32
+    // flow (8 bytes a pixel), so the compact one (4) fits.
     const std::size_t plane4 = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4;
-    if (out.memory == OF_MEMORY_HOST && out.layout == OF_FLOW_PLANAR) {
-        // Split into two packed planes on the device (in the free scratch planes), one download.
-        float* su = reinterpret_cast<float*>(st->arena + l.scratch);
-        OF_CUDA_TRY(launch_write_planar({u.p, u.w, u.h, u.pitch}, su, su + plane4 / 4, static_cast<std::size_t>(w) * 4, s),
-                    "flow output launch");
-        OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_flow, su, 2 * plane4, cudaMemcpyDeviceToHost, s), "flow download");
-    } else if (out.memory == OF_MEMORY_HOST) {
-        OF_CUDA_TRY(cudaMemcpy2DAsync(st->pinned + l.stage_flow, row8, u.p, static_cast<std::size_t>(u.pitch) * 8, row8,
-                                      static_cast<std::size_t>(h), cudaMemcpyDeviceToHost, s),
-                    "flow download");
+    const of_flow_format fmt = out.format;
+    const bool compact = fmt != OF_FLOW_FORMAT_F32;
+    const bool planar_out = out.layout == OF_FLOW_PLANAR;
+    const std::size_t eb = compact ? 2 : 4; // bytes per element of the output
+    const std::size_t plane_e = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * eb;
+    // Host output: the packed rows on the device (out_src: F32 planar and compact formats in the free
+    // scratch planes, v at out_v; F32 interleaved straight from the u plane), then either one DMA
+    // straight into the caller's planes when they lie in registered buffers (of_register_host), or
+    // kFlowChunks row bands through the staging, each band's copy out of the staging overlapping the
+    // next band's download (one wait per band: cuda_backend.hpp).
+    const std::size_t out_row = static_cast<std::size_t>(w) * eb * (planar_out ? 1 : 2);
+    const unsigned char* out_src = nullptr;
+    const unsigned char* out_v = nullptr;
+    std::size_t out_pitch = out_row;
+    bool direct = false;
+    int bands = 0;
+    if (out.memory == OF_MEMORY_HOST) {
+        unsigned char* sc = st->arena + l.scratch;
+        if (compact) {
+            OF_CUDA_TRY(launch_write_flow16({u.p, u.w, u.h, u.pitch}, fmt, sc, planar_out ? sc + plane_e : nullptr,
+                                            static_cast<std::size_t>(w) * (planar_out ? 2 : 4), s),
+                        "flow output launch");
+            out_src = sc;
+            out_v = planar_out ? sc + plane_e : nullptr;
+        } else if (planar_out) {
+            float* su = reinterpret_cast<float*>(sc);
+            OF_CUDA_TRY(launch_write_planar({u.p, u.w, u.h, u.pitch}, su, su + plane4 / 4, static_cast<std::size_t>(w) * 4, s),
+                        "flow output launch");
+            out_src = sc;
+            out_v = sc + plane4;
+        } else {
+            out_src = reinterpret_cast<const unsigned char*>(u.p);
+            out_pitch = static_cast<std::size_t>(u.pitch) * 8;
+        }
+        const std::size_t span = span_bytes(out.stride, out.height, out_row);
+        direct = st->in_registered(out.u, span) && (!planar_out || st->in_registered(out.v, span));
+        if (direct) {
+            OF_CUDA_TRY(cudaMemcpy2DAsync(out.u, out.stride, out_src, out_pitch, out_row, static_cast<std::size_t>(h),
+                                          cudaMemcpyDeviceToHost, s),
+                        "flow download (registered)");
+            if (planar_out)
+                OF_CUDA_TRY(cudaMemcpy2DAsync(out.v, out.stride, out_v, out_pitch, out_row, static_cast<std::size_t>(h),
+                                              cudaMemcpyDeviceToHost, s),
+                            "flow download (registered)");
+        } else {
+            unsigned char* stage = st->pinned + l.stage_flow;
+            bands = h < kFlowChunks ? h : kFlowChunks;
+            for (int b = 0; b < bands; ++b) {
+                const int y0 = h * b / bands, y1 = h * (b + 1) / bands;
+                const std::size_t rows = static_cast<std::size_t>(y1 - y0), yo = static_cast<std::size_t>(y0);
+                OF_CUDA_TRY(cudaMemcpy2DAsync(stage + yo * out_row, out_row, out_src + yo * out_pitch, out_pitch, out_row, rows,
+                                              cudaMemcpyDeviceToHost, s),
+                            "flow download");
+                if (planar_out)
+                    OF_CUDA_TRY(cudaMemcpy2DAsync(stage + plane_e + yo * out_row, out_row, out_v + yo * out_pitch, out_pitch,
+                                                  out_row, rows, cudaMemcpyDeviceToHost, s),
+                                "flow download");
+                OF_CUDA_TRY(cudaEventRecord(st->flow_band[b], s), "cudaEventRecord(flow band)");
+            }
+        }
     } else {
         const void* du = nullptr;
         const void* dv = nullptr;
@@ -567,7 +625,11 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         if (r == OF_OK && out.layout == OF_FLOW_PLANAR) r = device_view(out.v, out.memory, &dv, "flow.v", err);
         if (r == OF_OK && out.valid_format != OF_VALID_NONE) r = device_view(out.valid, out.memory, &dvalid, "flow.valid", err);
         if (r != OF_OK) return r;
-        if (out.layout == OF_FLOW_INTERLEAVED) {
+        if (compact) {
+            OF_CUDA_TRY(launch_write_flow16({u.p, u.w, u.h, u.pitch}, fmt, const_cast<void*>(du),
+                                            planar_out ? const_cast<void*>(dv) : nullptr, out.stride, s),
+                        "flow output launch");
+        } else if (out.layout == OF_FLOW_INTERLEAVED) {
             OF_CUDA_TRY(cudaMemcpy2DAsync(const_cast<void*>(du), out.stride, u.p, static_cast<std::size_t>(u.pitch) * 8, row8,
                                           static_cast<std::size_t>(h), cudaMemcpyDeviceToDevice, s),
                         "flow copy");
@@ -608,6 +670,18 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl + sizeof(int) * kStageTop, &st->ctrl()->top, sizeof(int),
                                     cudaMemcpyDeviceToHost, s),
                     "coarsest level download");
+    // The bands' copies out of the staging, each as soon as its download is done.
+    const unsigned char* stage = st->pinned + l.stage_flow;
+    for (int b = 0; b < bands; ++b) {
+        OF_CUDA_TRY(cudaEventSynchronize(st->flow_band[b]), "flow download");
+        unsigned char* bu = reinterpret_cast<unsigned char*>(out.u);
+        unsigned char* bv = reinterpret_cast<unsigned char*>(out.v);
+        for (int y = h * b / bands; y < h * (b + 1) / bands; ++y) {
+            const std::size_t yo = static_cast<std::size_t>(y);
+            std::memcpy(bu + yo * out.stride, stage + yo * out_row, out_row);
+            if (planar_out) std::memcpy(bv + yo * out.stride, stage + plane_e + yo * out_row, out_row);
+        }
+    }
     OF_CUDA_TRY(cudaStreamSynchronize(s), "frame");
 
     if (info.top < 0) *coarsest = stop[kStageTop];
@@ -621,16 +695,6 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     *iterations = ran + info.cpu_iterations;
 
     if (out.memory == OF_MEMORY_HOST) {
-        const unsigned char* f = st->pinned + l.stage_flow;
-        unsigned char* bu = reinterpret_cast<unsigned char*>(out.u);
-        unsigned char* bv = reinterpret_cast<unsigned char*>(out.v);
-        const bool planar = out.layout == OF_FLOW_PLANAR;
-        const std::size_t row = planar ? static_cast<std::size_t>(w) * 4 : row8;
-        for (int y = 0; y < h; ++y) {
-            const std::size_t yo = static_cast<std::size_t>(y);
-            std::memcpy(bu + yo * out.stride, f + yo * row, row);
-            if (planar) std::memcpy(bv + yo * out.stride, f + plane4 + yo * row, row);
-        }
         fill_valid_host(out, valid_host ? reinterpret_cast<const float*>(st->pinned + l.stage_valid) : nullptr, min_conf);
     }
     return OF_OK;
@@ -769,6 +833,7 @@ void destroy(State* st) {
         if (r.n) (void)cudaHostUnregister(const_cast<unsigned char*>(r.p));
     if (st->graph) (void)cudaGraphExecDestroy(st->graph);
     if (st->event_ok) (void)cudaEventDestroy(st->uploaded);
+    for (int b = 0; b < st->flow_bands; ++b) (void)cudaEventDestroy(st->flow_band[b]);
     if (st->own_stream && st->stream) (void)cudaStreamDestroy(st->stream);
     if (st->registered) (void)cudaHostUnregister(st->pinned);
     if (st->own_arena && st->arena) (void)cudaFree(st->arena);

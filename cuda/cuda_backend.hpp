@@ -10,8 +10,12 @@
 //    process() is as fast as the second.
 //  - process() runs the whole frame on the device (upload, pyramid, warps, iterations,
 //    upsampling, download) on the context's stream: no allocation, no synchronisation except
-//    (a) one wait at the end when the output flow is in host memory and (b) one wait after the
-//    finiteness check of F32 frames that are in device memory. Device-memory output returns
+//    (a) when the output flow is in host memory, one wait per row band of its download through
+//    the staging (kFlowChunks bands: each band's copy into the caller's planes overlaps the next
+//    band's download), then one at the end (output in registered buffers, of_register_host: the
+//    end's only, the flow goes there by DMA), and (b) one wait after the finiteness check of F32
+//    frames that are in device memory. Host frames in registered buffers are uploaded by DMA
+//    straight from them (no staging copy). Device-memory output returns
 //    at once; the flow is complete when the stream reaches that point.
 //    Mapped-memory output (OF_MEMORY_CUDA_MAPPED) is host memory: it gets the end-of-frame
 //    wait like host output. Host frames are staged through the pinned slot; a host frame

@@ -49,6 +49,16 @@ cudaError_t launch_fill_rows(float* dst, std::size_t stride, int w, int h, float
 cudaError_t launch_write_validity(DPlane<const float> conf, float min_conf, bool mask, void* dst, std::size_t stride,
                                   cudaStream_t s);
 
+// ---- flow_format_cuda.cu ------------------------------------------------------------------
+/// (u1, u2) pairs -> 16-bit elements of fmt (OF_FLOW_FORMAT_F16 or OF_FLOW_FORMAT_S10_5; F32 is
+/// cudaErrorInvalidValue), converted by core/flow_format.hpp: planar into u and v, or
+/// interleaved pairs into u when v is nullptr; rows `stride` bytes apart (device or mapped
+/// memory, 2-byte aligned).
+cudaError_t launch_write_flow16(DPlane<const float2> src, of_flow_format fmt, void* u, void* v, std::size_t stride,
+                                cudaStream_t s);
+struct KernelList;
+void list_flow_format_kernels(KernelList* l);
+
 // ---- warp_cuda.cu -------------------------------------------------------------------------
 template <class T2>
 struct WarpArgs {

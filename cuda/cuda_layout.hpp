@@ -30,6 +30,9 @@ const int kNotStopped = 0x7f7f7f7f; // a stop slot filled with the byte 0x7f: "r
 const int kStageNonfinite = kStopSlots;
 const int kStageTop = kStopSlots + 1;
 const int kStageWarm = kStopSlots + 2; // Ctrl::warm_taken
+/// Row bands of a host-output flow download through the staging: each band's copy out of the
+/// staging overlaps the next band's download (cuda_backend.cu process_frame).
+const int kFlowChunks = 8;
 /// Blocks of the warm start's residual reduction (fixed: the sums, so the choice, do not depend
 /// on the device).
 const int kWarmBlocks = 128;

@@ -56,6 +56,8 @@ struct State {
     bool own_stream;
     cudaEvent_t uploaded;      // recorded after the last upload out of the staging region
     bool event_ok;
+    cudaEvent_t flow_band[kFlowChunks]; // recorded after each row band of a host-output flow download
+    int flow_bands;                     // events created
     unsigned char* arena;      // device arena
     bool own_arena;
     unsigned char* pinned;     // staging (host arena slot)

@@ -168,6 +168,7 @@ int main(void) {
     flow.valid_format = OF_VALID_NONE; /* no validity plane (TV-L1 has no rejection rule) */
     flow.valid_stride = 0;
     flow.valid = NULL;
+    flow.format = OF_FLOW_FORMAT_F32; /* float elements (the default) */
 
     capture(0, frame[0]);
     for (n = 1; n <= FRAMES && !failed; ++n) {

@@ -94,7 +94,7 @@ void check_runs(of_algorithm id) {
     std::vector<float> u(48 * 40, -7.0f), v(48 * 40, -7.0f);
     std::vector<unsigned char> mask(48 * 40, 7);
     of_flow f{sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, 48, 40, 48 * 4, u.data(), v.data(), OF_VALID_MASK_U8, 48,
-              mask.data()};
+              mask.data(), OF_FLOW_FORMAT_F32};
     CHECK_MSG(of_process(ctx, &i0, &i1, &f) == OF_OK, "%s: process: %s", name, of_last_error(ctx));
     bool finite = true;
     for (size_t i = 0; i < u.size(); ++i) finite = finite && u[i] == u[i] && v[i] == v[i] && u[i] > -100 && u[i] < 100;

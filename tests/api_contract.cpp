@@ -813,6 +813,14 @@ void test_process_errors_common(of_pixel_format fmt) {
             std::snprintf(what, sizeof what, "flow.layout %d", bl);
             t.expect(&P, &N, &f, OF_ERR_FORMAT, what);
         }
+        // of_flow.format: values outside the enumerators (tests/flow_format.cpp has the rest).
+        const int bad_flow_format[] = {-1, 3, 99, 0x7FFFFFFF};
+        for (int bf : bad_flow_format) {
+            of_flow f = F;
+            set_raw(f.format, bf);
+            std::snprintf(what, sizeof what, "flow.format %d", bf);
+            t.expect(&P, &N, &f, OF_ERR_FORMAT, what);
+        }
     }
 
     // Overflow: stride * (height - 1) + row does not fit in size_t.

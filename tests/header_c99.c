@@ -17,6 +17,12 @@ typedef char of_check_valid[(OF_VALID_NONE == 0 && OF_VALID_MASK_U8 == 1 && OF_V
 /* The validity fields were appended after v (append-only structs). */
 typedef char of_check_flow_tail[(offsetof(of_flow, valid_format) > offsetof(of_flow, v) &&
                                  offsetof(of_flow, valid) > offsetof(of_flow, valid_stride)) ? 1 : -1];
+typedef char of_check_flow_format[(OF_FLOW_FORMAT_F32 == 0 && OF_FLOW_FORMAT_F16 == 1 && OF_FLOW_FORMAT_S10_5 == 2 &&
+                                   sizeof(of_flow_format) == 4) ? 1 : -1];
+/* The format field was appended after the validity fields, as the struct's last field. */
+typedef char of_check_flow_format_tail[(offsetof(of_flow, format) > offsetof(of_flow, valid) &&
+                                        offsetof(of_flow, format) + sizeof(of_flow_format) <= sizeof(of_flow) &&
+                                        sizeof(of_flow) - offsetof(of_flow, format) <= 8) ? 1 : -1];
 typedef char of_check_first[(offsetof(of_config, struct_size) == 0 &&
                              offsetof(of_image, struct_size) == 0 &&
                              offsetof(of_flow, struct_size) == 0 &&
@@ -99,6 +105,23 @@ int main(void) {
     rc = of_process(ctx, &a, &b, &flow);
     C_CHECK(rc == OF_OK);
     if (rc != OF_OK) fprintf(stderr, "of_process: %s: %s\n", of_status_string(rc), of_last_error(ctx));
+    /* The same frames as S10.5 (int16_t, 1/32 px) into a C buffer: within 1/64 px of the floats. */
+    {
+        int16_t q[2][16 * 12];
+        of_flow qf = flow;
+        int i, far = 0;
+        qf.format = OF_FLOW_FORMAT_S10_5;
+        qf.stride = 16 * sizeof(int16_t);
+        qf.u = (float*)(void*)q[0];
+        qf.v = (float*)(void*)q[1];
+        rc = of_process(ctx, &a, &b, &qf);
+        C_CHECK(rc == OF_OK);
+        for (i = 0; i < 16 * 12; ++i) {
+            const float du = (float)q[0][i] / 32.0f - u[i], dv = (float)q[1][i] / 32.0f - v[i];
+            if (du > 1.0f / 64 || du < -1.0f / 64 || dv > 1.0f / 64 || dv < -1.0f / 64) ++far;
+        }
+        C_CHECK(far == 0);
+    }
     rc = of_process(NULL, &a, &b, &flow);
     C_CHECK(rc == OF_ERR_NULL_POINTER);
     C_CHECK(of_last_error(NULL)[0] != '\0');

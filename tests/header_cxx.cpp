@@ -35,6 +35,7 @@ static size_t header_layout_cxx(size_t* out, size_t cap) {
     PUT(offsetof(of_flow, valid_format));
     PUT(offsetof(of_flow, valid_stride));
     PUT(offsetof(of_flow, valid));
+    PUT(offsetof(of_flow, format));
     PUT(sizeof(of_info));
     PUT(offsetof(of_info, host_bytes));
     PUT(offsetof(of_info, last_iterations));
@@ -53,6 +54,7 @@ static size_t header_layout_cxx(size_t* out, size_t cap) {
     PUT(sizeof(of_status));
     PUT(sizeof(of_algorithm));
     PUT(sizeof(of_valid_format));
+    PUT(sizeof(of_flow_format));
     return n;
 }
 

@@ -33,15 +33,18 @@ inline size_t bytes_per_pixel(of_pixel_format f) {
     return f == OF_PIXEL_U16 ? 2u : (f == OF_PIXEL_F32 ? 4u : 1u);
 }
 
-/// TV-L1 defaults with the given maximum size.
-inline of_config tvl1_config(uint32_t max_w, uint32_t max_h) {
+/// The defaults of algorithm a with the given maximum size.
+inline of_config algo_config(of_algorithm a, uint32_t max_w, uint32_t max_h) {
     of_config c;
     std::memset(&c, 0, sizeof c);
-    of_config_init(&c, OF_ALGO_TVL1);
+    of_config_init(&c, a);
     c.max_width = max_w;
     c.max_height = max_h;
     return c;
 }
+
+/// TV-L1 defaults with the given maximum size.
+inline of_config tvl1_config(uint32_t max_w, uint32_t max_h) { return algo_config(OF_ALGO_TVL1, max_w, max_h); }
 
 /// A single-channel frame in its own buffer. Row padding (stride beyond the row) is filled
 /// with `pad` bytes, which for F32 frames can be a NaN pattern the library must not read.
@@ -170,6 +173,24 @@ struct FlowBuf {
     }
 };
 
+/// An output descriptor without a validity plane: u, v (NULL when interleaved) in memory `kind`,
+/// rows `stride` bytes apart, elements of format fmt.
+inline of_flow flow_desc(uint32_t w, uint32_t h, of_flow_layout layout, of_memory_kind kind, size_t stride,
+                         of_flow_format fmt, void* u, void* v) {
+    of_flow f;
+    std::memset(&f, 0, sizeof f);
+    f.struct_size = sizeof(of_flow);
+    f.layout = layout;
+    f.memory = kind;
+    f.width = w;
+    f.height = h;
+    f.stride = stride;
+    f.format = fmt;
+    f.u = static_cast<float*>(u);
+    f.v = layout == OF_FLOW_PLANAR ? static_cast<float*>(v) : nullptr;
+    return f;
+}
+
 /// extra_floats: padding floats per row beyond the minimum stride.
 inline FlowBuf make_flow(uint32_t w, uint32_t h, of_flow_layout layout = OF_FLOW_PLANAR,
                          size_t extra_floats = 0) {
@@ -178,15 +199,8 @@ inline FlowBuf make_flow(uint32_t w, uint32_t h, of_flow_layout layout = OF_FLOW
                        extra_floats;
     fb.a.assign(row * h + 8, 0.0f); // +8: a tail the library must not touch either
     if (layout == OF_FLOW_PLANAR) fb.b.assign(row * h + 8, 0.0f);
-    std::memset(&fb.f, 0, sizeof fb.f);
-    fb.f.struct_size = sizeof(of_flow);
-    fb.f.layout = layout;
-    fb.f.memory = OF_MEMORY_HOST;
-    fb.f.width = w;
-    fb.f.height = h;
-    fb.f.stride = row * sizeof(float);
-    fb.f.u = fb.a.data();
-    fb.f.v = layout == OF_FLOW_PLANAR ? fb.b.data() : nullptr;
+    fb.f = flow_desc(w, h, layout, OF_MEMORY_HOST, row * sizeof(float), OF_FLOW_FORMAT_F32, fb.a.data(),
+                     layout == OF_FLOW_PLANAR ? fb.b.data() : nullptr);
     fb.fill_sentinel();
     return fb;
 }
@@ -229,17 +243,7 @@ inline of_image host_f32_image(const float* data, uint32_t w, uint32_t h) {
 
 /// A planar host flow over packed w x h planes u and v (stride w * 4), no validity plane.
 inline of_flow host_planar_flow(float* u, float* v, uint32_t w, uint32_t h) {
-    of_flow f;
-    std::memset(&f, 0, sizeof f);
-    f.struct_size = sizeof f;
-    f.layout = OF_FLOW_PLANAR;
-    f.memory = OF_MEMORY_HOST;
-    f.width = w;
-    f.height = h;
-    f.stride = static_cast<size_t>(w) * 4;
-    f.u = u;
-    f.v = v;
-    return f;
+    return flow_desc(w, h, OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<size_t>(w) * 4, OF_FLOW_FORMAT_F32, u, v);
 }
 
 inline bool all_finite(const std::vector<float>& v) {

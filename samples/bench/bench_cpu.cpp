@@ -602,7 +602,7 @@ int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows, of_co
             std::vector<float> u(n), v(n);
             of_flow f{sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(o.w),
                       static_cast<uint32_t>(o.h), static_cast<size_t>(o.w) * 4, u.data(), v.data(),
-                      OF_VALID_NONE, 0, nullptr};
+                      OF_VALID_NONE, 0, nullptr, OF_FLOW_FORMAT_F32};
             of_status st = OF_OK;
             const double s = time_of(o.smoke ? 1 : 3, 1, [&] {
                 if (st == OF_OK) st = of_process(ctx, &i0, &i1, &f);

@@ -15,7 +15,7 @@
 //  (d) the flow's output format (of_flow.format F32, F16, S10.5) with host output: ms per frame;
 //  (e) the arenas: host, device and stream bytes of F32 and F16 at 3 levels and automatic levels,
 //      warm start off and on (of_explain).
-// Usage: oflow-bench --stream [--quick] [--smoke] [--json FILE]
+// Usage: oflow-bench --stream [--quick] [--smoke] [--json FILE] [--profile (only the pageable runs of (b))]
 #include "oflow.h"
 #include "samples/bench/bench_stream.hpp"
 #include "samples/bench/bench_util.hpp"
@@ -247,8 +247,18 @@ bool sequence_epe(of_config c, const std::vector<std::vector<unsigned char>>& fr
 } // namespace
 
 int run_stream_bench(int argc, char** argv) {
+    // --profile: only the pageable pairwise and stream runs of (b), for a profiler (nsys) to see
+    // where a host round trip's time goes.
+    bool profile = false;
+    std::vector<char*> args;
+    for (int i = 0; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--profile"))
+            profile = true;
+        else
+            args.push_back(argv[i]);
+    }
     bench::PartOptions o;
-    if (!bench::part_options(argc, argv, "--stream", &o)) return 2;
+    if (!bench::part_options(static_cast<int>(args.size()), args.data(), "--stream", &o)) return 2;
     const double copy = bench::part_start("--stream", o.smoke);
     if (copy < 0) return 0;
     const int w = o.smoke ? 320 : 1920, h = o.smoke ? 240 : 1080;
@@ -262,6 +272,15 @@ int run_stream_bench(int argc, char** argv) {
     host.u.assign(px, 0.0f);
     host.v.assign(px, 0.0f);
     std::vector<Row> rows;
+
+    if (profile) {
+        double ms[2] = {0, 0};
+        const of_config pc = base_config(w, h);
+        for (int stream = 0; stream < 2; ++stream)
+            if (!time_mode(pc, stream != 0, Io::Pageable, OF_FLOW_FORMAT_F32, dev, &host, frames, 1, &ms[stream])) return 1;
+        std::printf("--profile: pageable pairwise %.3f ms, stream %.3f ms per frame\n", ms[0], ms[1]);
+        return 0;
+    }
 
     // (a) the floor.
     const double up = pinned_gbps(16u << 20, cudaMemcpyHostToDevice, dev.stream);

@@ -160,6 +160,9 @@ const char* usage_text() {
            "  --backend B         auto | reference | neon | cuda (default auto)\n"
            "  --precision P       auto | f32 | f16 (default auto)\n"
            "  --variant V         GPU kernels: auto | global | fused | multi-iter\n"
+           "  --flow-format F     element format the library writes the flow in: f32 | f16 |\n"
+           "                      s10.5 (1/32 px int16) (default f32); the CLI converts it\n"
+           "                      back to float for -o, --color and the metrics\n"
            "  --block WxH         GPU block size (default: the variant's)\n"
            "  --fused-depth N     iterations per launch for multi-iter (0 = default)\n"
            "  --levels N          pyramid levels, 0 = automatic\n"
@@ -236,7 +239,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
             "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--median",
             "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture", "--growth",
-            "--warm-start"};
+            "--warm-start", "--flow-format"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -310,6 +313,9 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
         } else if (arg == "--precision") {
             if (!one_of(value, {"auto", "f32", "f16"})) return bad("auto, f32 or f16");
             o->precision = value;
+        } else if (arg == "--flow-format") {
+            if (!one_of(value, {"f32", "f16", "s10.5"})) return bad("f32, f16 or s10.5");
+            o->flow_format = value;
         } else if (arg == "--variant") {
             if (!one_of(value, {"auto", "global", "fused", "multi-iter"}))
                 return bad("auto, global, fused or multi-iter");

@@ -41,6 +41,8 @@ struct Options {
     std::string backend = "auto";   ///< auto|reference|neon|cuda
     std::string precision = "auto"; ///< auto|f32|f16
     std::string variant = "auto";   ///< auto|global|fused|multi-iter
+    std::string flow_format = "f32"; ///< --flow-format f32|f16|s10.5 (of_flow.format; the result is
+                                     ///< converted back to float for -o, --color and the metrics)
     std::optional<std::string> platform;
     std::string tuning;             ///< --tuning FILE (a table file; needs OF_WITH_TINYXML2)
     std::optional<float> budget;    ///< --budget MS (time_budget_ms: iterations from the table)

@@ -1,7 +1,10 @@
 #include "runner.hpp"
 
+#include "core/flow_format.hpp" // the compact formats back to float (header only)
+
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 namespace cli {
 namespace {
@@ -179,6 +182,9 @@ bool Flow::create(const Options& o, int width, int height, of_pixel_format forma
     width_ = width;
     height_ = height;
     format_ = format;
+    flow_format_ = o.flow_format == "f16"     ? OF_FLOW_FORMAT_F16
+                   : o.flow_format == "s10.5" ? OF_FLOW_FORMAT_S10_5
+                                              : OF_FLOW_FORMAT_F32;
     return true;
 }
 
@@ -196,16 +202,21 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
         img[i].stride = stride;
         img[i].data = data[i];
     }
-    uv->assign(2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0.0f);
+    const std::size_t n = 2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+    uv->assign(n, 0.0f);
+    // A compact format goes into 16-bit elements first and comes back to float below.
+    const bool compact = flow_format_ != OF_FLOW_FORMAT_F32;
+    std::vector<uint16_t> packed(compact ? n : 0);
     of_flow flow = of_flow();
     flow.struct_size = sizeof(of_flow);
     flow.layout = OF_FLOW_INTERLEAVED;
     flow.memory = OF_MEMORY_HOST;
     flow.width = static_cast<uint32_t>(width_);
     flow.height = static_cast<uint32_t>(height_);
-    flow.stride = 2 * sizeof(float) * static_cast<std::size_t>(width_);
-    flow.u = uv->data();
+    flow.stride = 2 * (compact ? sizeof(uint16_t) : sizeof(float)) * static_cast<std::size_t>(width_);
+    flow.u = compact ? reinterpret_cast<float*>(packed.data()) : uv->data();
     flow.v = nullptr;
+    flow.format = flow_format_;
     valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
     flow.valid_format = OF_VALID_MASK_U8;
     flow.valid_stride = static_cast<std::size_t>(width_);
@@ -222,9 +233,12 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
         }
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
+    for (std::size_t i = 0; i < packed.size(); ++i)
+        (*uv)[i] = flow_format_ == OF_FLOW_FORMAT_F16 ? oflow::f16_to_float(packed[i])
+                                                      : oflow::s10_5_to_float(static_cast<int16_t>(packed[i]));
     std::sort(ms.begin(), ms.end());
-    const std::size_t n = ms.size();
-    *median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    const std::size_t m = ms.size();
+    *median_ms = m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
     return true;
 }
 
@@ -238,16 +252,21 @@ bool Flow::push(const void* frame, std::size_t stride, std::vector<float>* uv, s
     img.height = static_cast<uint32_t>(height_);
     img.stride = stride;
     img.data = frame;
-    uv->assign(2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0.0f);
+    const std::size_t n = 2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+    uv->assign(n, 0.0f);
     valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
+    // A compact format goes into 16-bit elements first and comes back to float below (as process()).
+    const bool compact = flow_format_ != OF_FLOW_FORMAT_F32;
+    std::vector<uint16_t> packed(compact ? n : 0);
     of_flow flow = of_flow();
     flow.struct_size = sizeof(of_flow);
     flow.layout = OF_FLOW_INTERLEAVED;
     flow.memory = OF_MEMORY_HOST;
     flow.width = static_cast<uint32_t>(width_);
     flow.height = static_cast<uint32_t>(height_);
-    flow.stride = 2 * sizeof(float) * static_cast<std::size_t>(width_);
-    flow.u = uv->data();
+    flow.stride = 2 * (compact ? sizeof(uint16_t) : sizeof(float)) * static_cast<std::size_t>(width_);
+    flow.u = compact ? reinterpret_cast<float*>(packed.data()) : uv->data();
+    flow.format = flow_format_;
     flow.valid_format = OF_VALID_MASK_U8;
     flow.valid_stride = static_cast<std::size_t>(width_);
     flow.valid = valid->data();
@@ -260,6 +279,9 @@ bool Flow::push(const void* frame, std::size_t stride, std::vector<float>* uv, s
         *err = status_line("of_push_frame", s, of_last_error(ctx_));
         return false;
     }
+    for (std::size_t i = 0; i < packed.size(); ++i)
+        (*uv)[i] = flow_format_ == OF_FLOW_FORMAT_F16 ? oflow::f16_to_float(packed[i])
+                                                      : oflow::s10_5_to_float(static_cast<int16_t>(packed[i]));
     return true;
 }
 

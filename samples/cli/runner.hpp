@@ -38,7 +38,8 @@ public:
     /// Runs of_process `repeat` times on one frame pair (each `stride` bytes per row) into
     /// uv (2 * width * height floats, interleaved) and the validity mask `valid` (width * height
     /// bytes, of_flow.valid as OF_VALID_MASK_U8: 255 valid, 0 where the algorithm rejects the
-    /// pixel); *median_ms is the median wall time.
+    /// pixel); *median_ms is the median wall time. With --flow-format f16 or s10.5 the library
+    /// writes that format and uv holds its elements converted back to float (exactly).
     bool process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
                  std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err);
 
@@ -58,6 +59,7 @@ private:
     of_config cfg_ = of_config();
     int width_ = 0, height_ = 0;
     of_pixel_format format_ = OF_PIXEL_U8;
+    of_flow_format flow_format_ = OF_FLOW_FORMAT_F32; ///< --flow-format
 };
 
 const char* algo_name(of_algorithm a);

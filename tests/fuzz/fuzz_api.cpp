@@ -1,7 +1,8 @@
 // fuzz_api: libFuzzer target over the C API. Bytes -> an of_config (every field, raw enum values,
 // raw float bit patterns: NaN, Inf, denormals; tiny and odd sizes), two image descriptors and an
 // output descriptor (sizes above the maximum, strides below the row, zero sizes, mismatched
-// formats; the validity plane's format, pointer and stride) and the pixels -> of_query_memory,
+// formats; the validity plane's format, pointer and stride; the flow's element format: F32, F16,
+// S10.5 or a raw value, with strides sized for floats or for 16-bit elements) and the pixels -> of_query_memory,
 // of_create, of_get_info, of_process, of_destroy. LK's parameters when the input picks LK.
 //
 // The contract, checked with a crash (abort) where it breaks:
@@ -10,7 +11,7 @@
 //  - an OK of_process writes a validity mask of 0 / 255 or finite confidences >= 0;
 //  - an OK of_process gives finite flow over the whole frame, with every correspondence within the
 //    frame extended by its longer side M: x + u in [-M, w - 1 + M], y + v in [-M, h - 1 + M]
-//    (api/oflow.h, of_process);
+//    (api/oflow.h, of_process; a compact format's elements decoded, with its rounding as slack);
 //  - of_query_memory == what of_create plans (of_get_info host_bytes), and of_explain accepts
 //    exactly the configs of_query_memory accepts.
 // The reference backend only (NEON and CUDA paths are tested against it elsewhere), and a cap on
@@ -19,6 +20,7 @@
 #include "oflow.h"
 
 #include "byte_source.hpp"
+#include "core/flow_format.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -68,6 +70,18 @@ float any_float(fuzz::ByteSource& d, float lo, float hi) {
     case 1: return d.pick<float>({0.0f, -0.0f, 1e-41f, 1.2e-38f, 1e-30f, 1e30f, 3.4e38f, -1.0f, 0.5f, 1.0f});
     default: return d.float_in(lo, hi);
     }
+}
+
+// One output element of format fmt (F32, F16 or S10.5) at p, as a float.
+float element(const unsigned char* p, int32_t fmt) {
+    if (fmt == OF_FLOW_FORMAT_F32) {
+        float f;
+        std::memcpy(&f, p, 4);
+        return f;
+    }
+    uint16_t e;
+    std::memcpy(&e, p, 2);
+    return fmt == OF_FLOW_FORMAT_F16 ? oflow::f16_to_float(e) : oflow::s10_5_to_float(static_cast<int16_t>(e));
 }
 
 template <class E>
@@ -251,11 +265,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             fl.valid = d.boolean() ? valid.data() : nullptr;
         }
 
+        // The element format, chosen last (an input that ends earlier keeps F32): F16 or S10.5,
+        // sometimes with the stride of 16-bit rows instead of float rows, or a raw value.
+        const int ff = d.in_range<int>(0, 7);
+        if (ff == 1 || ff == 2) {
+            fl.format = ff == 1 ? OF_FLOW_FORMAT_F16 : OF_FLOW_FORMAT_S10_5;
+            // 16-bit rows, 0..2 elements of padding, sometimes an odd byte count; only ever
+            // narrower than the stride the buffers above were sized for.
+            if (d.boolean()) {
+                const size_t s16 = static_cast<size_t>(w) * per / 2 + 2 * d.in_range<size_t>(0, 2) +
+                                   (d.in_range<int>(0, 15) == 0 ? 1 : 0);
+                if (s16 < fl.stride) fl.stride = s16;
+            }
+        } else if (ff == 3) {
+            raw_enum(d, &fl.format, -1, 4);
+        }
+        const int32_t fmt = raw_of(fl.format);
+        const size_t eb = fmt == OF_FLOW_FORMAT_F32 ? 4 : 2;
         if (std::getenv("OFLOW_FUZZ_VERBOSE")) { // reproducing a finding: what this input runs
             print_config(cfg);
-            std::fprintf(stderr, "  frame %ux%u formats %d/%d strides %zu/%zu, flow %ux%u layout %d stride %zu\n", w, h,
-                         raw_of(f0.img.format), raw_of(f1.img.format), f0.img.stride, f1.img.stride, fl.width, fl.height,
-                         raw_of(fl.layout), fl.stride);
+            std::fprintf(stderr, "  frame %ux%u formats %d/%d strides %zu/%zu, flow %ux%u layout %d format %d stride %zu\n", w,
+                         h, raw_of(f0.img.format), raw_of(f1.img.format), f0.img.stride, f1.img.stride, fl.width,
+                         fl.height, raw_of(fl.layout), fmt, fl.stride);
         }
         const of_status p = of_process(ctx, &f0.img, &f1.img, &fl);
         if (p != OF_OK) {
@@ -286,19 +317,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const float m = static_cast<float>(w > h ? w : h);
         for (uint32_t y = 0; y < h; ++y)
             for (uint32_t x = 0; x < w; ++x) {
-                float u, v;
                 const unsigned char* r = ub.data() + y * fl.stride;
-                if (inter) {
-                    std::memcpy(&u, r + 8 * x, 4);
-                    std::memcpy(&v, r + 8 * x + 4, 4);
-                } else {
-                    std::memcpy(&u, r + 4 * x, 4);
-                    std::memcpy(&v, vb.data() + y * fl.stride + 4 * x, 4);
-                }
+                const unsigned char* pu = inter ? r + 2 * eb * x : r + eb * x;
+                const unsigned char* pv = inter ? pu + eb : vb.data() + y * fl.stride + eb * x;
+                const float u = element(pu, fmt), v = element(pv, fmt);
                 if (!std::isfinite(u) || !std::isfinite(v)) broken("OK flow is not finite", nullptr);
                 const float fx = static_cast<float>(x) + u, fy = static_cast<float>(y) + v;
-                if (fx < -m - 1e-3f || fx > static_cast<float>(w - 1) + m + 1e-3f || fy < -m - 1e-3f ||
-                    fy > static_cast<float>(h - 1) + m + 1e-3f) {
+                // Slack: 1e-3 px, and a compact format's rounding (S10.5 1/64 px, F16 2^-11 relative).
+                const float sx = 1e-3f + (eb == 2 ? 1.0f / 64 + std::fabs(u) / 1024 : 0.0f);
+                const float sy = 1e-3f + (eb == 2 ? 1.0f / 64 + std::fabs(v) / 1024 : 0.0f);
+                if (fx < -m - sx || fx > static_cast<float>(w - 1) + m + sx || fy < -m - sy ||
+                    fy > static_cast<float>(h - 1) + m + sy) {
                     char b[96];
                     std::snprintf(b, sizeof b, "(%g, %g) at (%u, %u) of %ux%u", static_cast<double>(u),
                                   static_cast<double>(v), x, y, w, h);

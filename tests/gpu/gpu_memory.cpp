@@ -6,9 +6,11 @@
 //    references land in the counters below (cudart is linked statically). Host allocations
 //    are counted too (tests/alloc_counter.cpp). Expected per frame:
 //        device U8 frames + device flow:  0 allocations, 0 waits
-//        host frames + host flow:          0 allocations, 1 wait
+//        host frames + host flow:          0 allocations, 9 waits (kHostFlowWaits: one per row band
+//                                          of the flow's download through the staging, then the
+//                                          frame's end)
 //        device F32 frames + device flow:  0 allocations, 1 wait (the finiteness check)
-//        host F32 frames + host flow:      0 allocations, 1 wait
+//        host F32 frames + host flow:      0 allocations, 9 waits
 //        a frame split by level (AUTO, xavier table): one more wait (the coarse pyramids)
 //    and the same for HS / CLG and for Lucas-Kanade, whose validity plane (from its level-0
 //    confidence, in the flow's memory) adds neither a wait nor an allocation.
@@ -29,6 +31,10 @@ using namespace gputest;
 
 // ---- counting wrappers --------------------------------------------------------------------
 namespace {
+
+// Waits of a frame with host flow output: one per row band of the download through the staging
+// (cuda/cuda_layout.hpp kFlowChunks; frames here have at least that many rows), then the end.
+const long kHostFlowWaits = 8 + 1;
 std::atomic<bool> g_armed{false};
 std::atomic<long> g_dev_allocs{0}, g_waits{0};
 const char* volatile g_first_alloc = nullptr;
@@ -341,26 +347,26 @@ int main() {
     if (!cuda_ready()) return 77;
     test_wrappers_active();
     run_frames(OF_PIXEL_U8, true, 0);
-    run_frames(OF_PIXEL_U8, false, 1);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits);
     run_frames(OF_PIXEL_F32, true, 1);
-    run_frames(OF_PIXEL_F32, false, 1);
+    run_frames(OF_PIXEL_F32, false, kHostFlowWaits);
     run_frames(OF_PIXEL_U8, true, 1, true);   // the split's one wait for the coarse pyramids
-    run_frames(OF_PIXEL_U8, false, 2, true);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits + 1, true);
     // HS and CLG: the same contract (no allocation, the same waits) on every solver.
     run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_HS, OF_SOLVER_JACOBI);
-    run_frames(OF_PIXEL_U8, false, 1, false, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits, false, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR);
     run_frames(OF_PIXEL_F32, true, 1, false, OF_ALGO_CLG, OF_SOLVER_JACOBI);
     run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR);
-    run_frames(OF_PIXEL_U8, false, 2, true, OF_ALGO_HS, OF_SOLVER_JACOBI);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits + 1, true, OF_ALGO_HS, OF_SOLVER_JACOBI);
     // Lucas-Kanade: the same contract, with and without its validity plane (host output downloads
     // the confidence before the frame's one wait; device output writes it on the stream).
     run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_LK);
     run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
-    run_frames(OF_PIXEL_U8, false, 1, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_CONFIDENCE_F32);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_CONFIDENCE_F32);
     run_frames(OF_PIXEL_F32, true, 1, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_CONFIDENCE_F32);
-    run_frames(OF_PIXEL_F32, false, 1, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
+    run_frames(OF_PIXEL_F32, false, kHostFlowWaits, false, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
     run_frames(OF_PIXEL_U8, true, 1, true, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
-    run_frames(OF_PIXEL_U8, false, 2, true, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits + 1, true, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
     test_caller_arena_and_stream();
     test_first_frame();
     test_out_of_memory();

@@ -182,6 +182,13 @@ const Fixed kFixed[] = {
     {"k_lk_tensor_h", kPlane, 0},
     {"k_lk_confidence", kPlane, 0},
     {"k_write_validity", kPlane, 0},
+    // The compact flow outputs (flow_format_cuda.cu).
+    {"k_write_flow16", kPlane, 0},
+    // A stream's warm start (warm_start_cuda.cu): residual sums and the choice in 256-thread
+    // blocks, the copy per pixel.
+    {"k_warm_residual", 256, 0},
+    {"k_warm_decide", 256, 0},
+    {"k_warm_select", kPlane, 0},
 };
 // Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), HS/CLG's
 // (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu), then LK's Newton steps (lk_global_cuda.cu,

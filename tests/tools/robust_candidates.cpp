@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
             Img u(n), v(n);
             of_flow f = {sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(w),
                          static_cast<uint32_t>(h), static_cast<size_t>(w) * 4, u.data(), v.data(),
-                         OF_VALID_NONE, 0, nullptr};
+                         OF_VALID_NONE, 0, nullptr, OF_FLOW_FORMAT_F32};
             if (of_process(ctx, &fa, &fb, &f) != OF_OK) {
                 std::fprintf(stderr, "%s\n", of_last_error(ctx));
                 return 1;
