@@ -451,8 +451,11 @@ OF_API of_status of_create(const of_config* cfg, of_context** out);
  *  bound above then holds up to that rounding and the format's clamp: S10.5 clamps at [-1024,
  *  1023.96875] px, so a longer correspondence saturates).
  *  On error the context stays usable (a CUDA error included: OF_ERR_DEVICE with CUDA's text) and
- *  nothing is written to *out, with one exception: flow in CUDA-mapped host memory may already
- *  hold (part of) the flow when a CUDA call after its copy fails. */
+ *  nothing is written to *out, with two exceptions on the CUDA path: flow in CUDA-mapped host
+ *  memory may already hold (part of) the flow when a CUDA call after its copy fails, and so may
+ *  host-memory flow when one of the frame's last waits fails (its download runs in row bands
+ *  whose copies into *out overlap the next band's download; a failure there is a device fault
+ *  after the solve). */
 OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_image* next,
                             of_flow* out);
 

@@ -41,6 +41,12 @@ of_status solve_coarse(void* user, int w, int h, int top, std::uint64_t* iterati
     return flow_solve_coarse_cpu(static_cast<of_context*>(user), w, h, top, iterations);
 }
 
+// cuda::CpuLevels::rows: row ranges on the context's pool (host output's copies out of the staging).
+void pool_rows(void* user, int n, void (*fn)(void* arg, int y0, int y1), void* arg) {
+    auto band = [&](int y0, int y1, int) { fn(arg, y0, y1); };
+    static_cast<of_context*>(user)->pool.for_rows(n, band);
+}
+
 } // namespace
 
 of_status select_for_config(const of_config& cfg, std::size_t context_bytes, const ErrorSink& err, Selection* out) {
@@ -138,6 +144,8 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         cuda::CpuLevels cpu;
         std::memset(static_cast<void*>(&cpu), 0, sizeof cpu);
         cpu.from = plan.split_from;
+        cpu.rows = &pool_rows;
+        cpu.user = c;
         if (cpu.from > 0) {
             cpu.pyr[0] = static_cast<float*>(c->buf[kBufPyr0]);
             cpu.pyr[1] = static_cast<float*>(c->buf[kBufPyr1]);

@@ -509,6 +509,24 @@ of_status stage_pair(State* st, const of_image& prev, const of_image& next, Src*
     return OF_OK;
 }
 
+// Rows [y0 + a, y0 + b) of a host flow from the staging (packed rows of `row` bytes; planar: the
+// v plane v_off bytes after u) into the caller's planes.
+struct BandCopy {
+    const unsigned char* stage;
+    unsigned char* u;
+    unsigned char* v; // null when interleaved
+    std::size_t stride, row, v_off;
+    int y0;
+};
+void copy_band_rows(void* arg, int a, int b) {
+    const BandCopy& c = *static_cast<const BandCopy*>(arg);
+    for (int y = c.y0 + a; y < c.y0 + b; ++y) {
+        const std::size_t yo = static_cast<std::size_t>(y);
+        std::memcpy(c.u + yo * c.stride, c.stage + yo * c.row, c.row);
+        if (c.v) std::memcpy(c.v + yo * c.stride, c.stage + c.v_off + yo * c.row, c.row);
+    }
+}
+
 // One frame pair whose frames the device can read at src[0], src[1] (stage_pair, or a stream's
 // upload slots); prev gives the size (process() below adds the clean-up after a device error).
 // *warm_taken: Ctrl::warm_taken when the frame waited (config.warm_start), else 2 when the
@@ -670,17 +688,18 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl + sizeof(int) * kStageTop, &st->ctrl()->top, sizeof(int),
                                     cudaMemcpyDeviceToHost, s),
                     "coarsest level download");
-    // The bands' copies out of the staging, each as soon as its download is done.
-    const unsigned char* stage = st->pinned + l.stage_flow;
+    // The bands' copies out of the staging, each as soon as its download is done, on the
+    // context's threads (config.threads).
+    BandCopy copy{st->pinned + l.stage_flow, static_cast<unsigned char*>(static_cast<void*>(out.u)),
+                  static_cast<unsigned char*>(static_cast<void*>(out.v)), out.stride, out_row, planar_out ? plane_e : 0, 0};
     for (int b = 0; b < bands; ++b) {
         OF_CUDA_TRY(cudaEventSynchronize(st->flow_band[b]), "flow download");
-        unsigned char* bu = reinterpret_cast<unsigned char*>(out.u);
-        unsigned char* bv = reinterpret_cast<unsigned char*>(out.v);
-        for (int y = h * b / bands; y < h * (b + 1) / bands; ++y) {
-            const std::size_t yo = static_cast<std::size_t>(y);
-            std::memcpy(bu + yo * out.stride, stage + yo * out_row, out_row);
-            if (planar_out) std::memcpy(bv + yo * out.stride, stage + plane_e + yo * out_row, out_row);
-        }
+        copy.y0 = h * b / bands;
+        const int n = h * (b + 1) / bands - copy.y0;
+        if (st->cpu.rows)
+            st->cpu.rows(st->cpu.user, n, &copy_band_rows, &copy);
+        else
+            copy_band_rows(&copy, 0, n);
     }
     OF_CUDA_TRY(cudaStreamSynchronize(s), "frame");
 

@@ -86,6 +86,10 @@ struct CpuLevels {
     /// Solves levels [from, levels) of a w x h frame from the host pyramids, writes flow_xy, adds
     /// its inner iterations to *iterations; a status with the message in the core's error.
     of_status (*solve)(void* user, int w, int h, int top, std::uint64_t* iterations); // top: coarsest level to solve
+    /// Runs fn(arg, y0, y1) over the rows [0, n) on the core's thread pool (config.threads; set for
+    /// every context, split or not): host output's copies out of the staging. May be null (one
+    /// thread, here).
+    void (*rows)(void* user, int n, void (*fn)(void* arg, int y0, int y1), void* arg);
     void* user;
 };
 

@@ -3,7 +3,7 @@
 // output descriptor (sizes above the maximum, strides below the row, zero sizes, mismatched
 // formats; the validity plane's format, pointer and stride; the flow's element format: F32, F16,
 // S10.5 or a raw value, with strides sized for floats or for 16-bit elements) and the pixels -> of_query_memory,
-// of_create, of_get_info, of_process, of_destroy. LK's parameters when the input picks LK.
+// of_create, of_get_info, of_process (or of_reset and two of_push_frame), of_destroy. LK's parameters when the input picks LK.
 //
 // The contract, checked with a crash (abort) where it breaks:
 //  - a failing call returns a non-OK status with a non-empty of_last_error, and leaves the
@@ -288,7 +288,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                          h, raw_of(f0.img.format), raw_of(f1.img.format), f0.img.stride, f1.img.stride, fl.width,
                          fl.height, raw_of(fl.layout), fmt, fl.stride);
         }
-        const of_status p = of_process(ctx, &f0.img, &f1.img, &fl);
+        // A quarter of the inputs go through a stream instead: the two frames pushed after a reset
+        // (the first must be OF_PENDING or an error, and write nothing either way).
+        of_status p;
+        if (d.in_range<int>(0, 3) == 0) {
+            if (of_reset(ctx) != OF_OK) broken("of_reset failed", of_last_error(ctx));
+            p = of_push_frame(ctx, &f0.img, &fl);
+            if (p == OF_OK) broken("the first frame of a stream gave a flow", nullptr);
+            if (!untouched(ub) || !untouched(vb) || !untouched(valid))
+                broken("the first frame of a stream wrote to the output", of_last_error(ctx));
+            if (p == OF_PENDING) p = of_push_frame(ctx, &f1.img, &fl);
+        } else {
+            p = of_process(ctx, &f0.img, &f1.img, &fl);
+        }
         if (p != OF_OK) {
             if (of_last_error(ctx)[0] == '\0') broken("of_process failed without a message", nullptr);
             if (!untouched(ub) || !untouched(vb) || !untouched(valid))

@@ -10,7 +10,8 @@
 //    device's free memory is what it was (nothing leaked by the failed creates, 8 MiB slack);
 //  - of_process with the n-th check failing, n = 1, 2, ... until a frame passes every check:
 //    OF_ERR_DEVICE, of_last_error(ctx) carries CUDA's name and text, host output untouched
-//    (sentinel), and the same context's next frame is OK and bit-identical to the frame before
+//    (sentinel) unless the fault hit one of the frame's last waits after the first row band of the
+//    flow was copied out (the documented exception), and the same context's next frame is OK and bit-identical to the frame before
 //    the faults; the context is destroyed at the end.
 #include "gpu_util.hpp"
 
@@ -23,6 +24,9 @@ using namespace gputest;
 using oflow::synth::Case;
 
 namespace {
+
+// cuda/cuda_layout.hpp kFlowChunks: the row bands of a host flow's download.
+const int kFlowBands = 8;
 
 struct Setup {
     const char* name;
@@ -113,6 +117,14 @@ int walk_process(const of_config& c, const Setup& s, const Frames& fr, const cha
     of_status r = of_process(ctx, &fr.i0, &fr.i1, &base.f);
     CHECK_MSG(r == OF_OK, "%s: first frame: %s (%s)", what, st(r), of_last_error(ctx));
     const std::vector<float> want = base.extract();
+    // The checks of a whole frame: the last kFlowChunks of them are the row bands' waits after
+    // the first and the frame's end (cuda/cuda_backend.cu process_frame). A fault there comes
+    // after the first band was copied out: the host flow is then partly written (api/oflow.h).
+    oflow::cuda::arm_fault(1 << 30);
+    r = of_process(ctx, &fr.i0, &fr.i1, &base.f);
+    const int total = (1 << 30) - oflow::cuda::fault_pending();
+    oflow::cuda::arm_fault(0);
+    CHECK_MSG(r == OF_OK && total > kFlowBands, "%s: counting frame: %s, %d checks", what, st(r), total);
     int n = 1;
     for (;; n += process_stride()) {
         FlowBuf out = make_flow(s.w, s.h, s.layout);
@@ -129,7 +141,8 @@ int walk_process(const of_config& c, const Setup& s, const Frames& fr, const cha
         CHECK_MSG(r == OF_ERR_DEVICE, "%s: fault at check %d: %s, want OF_ERR_DEVICE", what, n, st(r));
         CHECK_MSG(names_cuda_error(of_last_error(ctx)), "%s: fault at check %d: message '%s'", what, n,
                   of_last_error(ctx));
-        CHECK_MSG(out.untouched(), "%s: fault at check %d: the output was written", what, n);
+        const bool after_first_band = n > total - kFlowBands;
+        CHECK_MSG(out.untouched() || after_first_band, "%s: fault at check %d of %d: the output was written", what, n, total);
         // The same context, next frame: as before the fault.
         FlowBuf again = make_flow(s.w, s.h, s.layout);
         r = of_process(ctx, &fr.i0, &fr.i1, &again.f);

@@ -204,9 +204,10 @@ void test_lk() {
     of_destroy(ctx);
 }
 
-// A frame split by level: AUTO on the xavier table (coarse levels on the CPU path).
+// A frame split by level: AUTO on the xavier table (coarse levels on the CPU path): its per-level
+// crossover (512x512) puts level 0 of a 768x384 frame on the GPU and the others on the CPU.
 void test_split() {
-    const uint32_t w = 160, h = 120;
+    const uint32_t w = 768, h = 384;
     const Pair p = synth_pair(oflow::synth::Case::SmoothField, w, h);
     const FramePair fp = frames_of(p, OF_PIXEL_U8);
     of_config c = tvl1_config(w, h);

@@ -171,8 +171,9 @@ void identities() {
     identity("hs sor", hs, Sequence::SceneCut, OF_MEMORY_HOST, OF_MEMORY_HOST, 6);
     identity("lk (validity)", cuda_cfg(OF_ALGO_LK, w, h, OF_PRECISION_F16), Sequence::MovingObject,
              OF_MEMORY_CUDA_MAPPED, OF_MEMORY_CUDA_MAPPED, 4);
-    // A frame split by level: AUTO on the xavier table runs the coarse levels on the CPU path.
-    of_config split = cuda_cfg(OF_ALGO_TVL1, 320, 240, OF_PRECISION_F32);
+    // A frame split by level: AUTO on the xavier table runs the coarse levels on the CPU path (its
+    // per-level crossover, 512x512, puts level 0 of 768x384 on the GPU, the others on the CPU).
+    of_config split = cuda_cfg(OF_ALGO_TVL1, 768, 384, OF_PRECISION_F32);
     split.backend = OF_BACKEND_AUTO;
     split.platform = "xavier";
     split.levels = 4;
@@ -180,7 +181,7 @@ void identities() {
     info.struct_size = sizeof info;
     const bool split_ok = of_explain(&split, &info) == OF_OK && info.level_backend[0] == OF_BACKEND_CUDA &&
                           info.level_backend[3] != OF_BACKEND_CUDA;
-    CHECK_MSG(split_ok, "xavier table, 320x240, 4 levels: expected level 0 on CUDA and level 3 on the CPU");
+    CHECK_MSG(split_ok, "xavier table, 768x384, 4 levels: expected level 0 on CUDA and level 3 on the CPU");
     if (split_ok) identity("tvl1 split by level (xavier)", split, Sequence::MovingObject, OF_MEMORY_HOST, OF_MEMORY_HOST, 4);
 }
 
