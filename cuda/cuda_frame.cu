@@ -384,8 +384,9 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
                                         level_margin(l, d.w, d.h), s),
                     "level end launch");
         if (warm) // kept for the next pair (of_process's pairs keep it too: unused, warm_ready is 0)
-            OF_CUDA_TRY(cudaMemcpyAsync(st.arena + lay.warm, st.arena + lay.u[ucur], plane_bytes(d, 8),
-                                        cudaMemcpyDeviceToDevice, s),
+            OF_CUDA_TRY(cudaMemcpy2DAsync(st.arena + lay.warm, static_cast<std::size_t>(d.pitch) * 8, st.arena + lay.u[ucur],
+                                          static_cast<std::size_t>(d.pitch) * 8, static_cast<std::size_t>(d.w) * 8,
+                                          static_cast<std::size_t>(d.h), cudaMemcpyDeviceToDevice, s),
                         "warm start copy");
     }
     info->ucur = ucur;

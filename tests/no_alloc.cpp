@@ -1,7 +1,8 @@
 // no_alloc: after of_create, nothing allocates. The binary is linked with --wrap for
 // malloc/calloc/realloc/posix_memalign/aligned_alloc and replaces every global operator new
 // (alloc_counter.cpp, which also says what works under ASan+UBSan); the counters are armed
-// after of_create and must read zero after many of_process calls: threads 1 and 2, U8/U16/F32,
+// after of_create and must read zero after many of_process calls (and a stream's of_push_frame /
+// of_reset calls): threads 1 and 2, U8/U16/F32,
 // frames at and below the maximum (down to 1x1), planar and interleaved output, and failing
 // calls (their messages are formatted without allocating too), plus of_get_info and
 // of_last_error; the validity planes (mask and confidence) with every flow; Horn-Schunck and CLG
@@ -114,6 +115,11 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
         msg_len += std::strlen(of_last_error(ctx)) + std::strlen(of_last_error(nullptr));
         got.push_back(of_get_info(ctx, &info));
         got.push_back(of_process(ctx, &frames[0].prev.img, &frames[0].next.img, &planar[0].f));
+        // A stream: the first frame, two pairs, a reset.
+        got.push_back(of_push_frame(ctx, &frames[0].prev.img, &planar[0].f));
+        got.push_back(of_push_frame(ctx, &frames[0].next.img, &planar[0].f));
+        got.push_back(of_push_frame(ctx, &frames[0].prev.img, &inter[0].f));
+        got.push_back(of_reset(ctx));
     }
     const long n = scope.count();
 
@@ -133,6 +139,10 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
         ok &= got[k++] == OF_ERR_NULL_POINTER;
         ok &= got[k++] == OF_ERR_NULL_POINTER;
         if (fmt == OF_PIXEL_F32) ok &= got[k++] == OF_ERR_NONFINITE;
+        ok &= got[k++] == OF_OK;
+        ok &= got[k++] == OF_OK;
+        ok &= got[k++] == OF_PENDING;
+        ok &= got[k++] == OF_OK;
         ok &= got[k++] == OF_OK;
         ok &= got[k++] == OF_OK;
     }

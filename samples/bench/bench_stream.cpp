@@ -196,7 +196,7 @@ double memcpy_gbps(std::size_t bytes) {
 // Mean EPE over pairs 0..frames-2 of the camera-path sequence (host frames and flow), and ms per
 // pair (wall).
 bool sequence_epe(of_config c, const std::vector<std::vector<unsigned char>>& frames,
-                  const std::vector<std::vector<float>>& gt, double* epe, double* ms) {
+                  const std::vector<std::vector<float>>& gt, double* epe, double* ms, int* taken) {
     const int w = static_cast<int>(c.max_width), h = static_cast<int>(c.max_height);
     c.format = OF_PIXEL_U8;
     of_context* ctx = nullptr;
@@ -215,6 +215,7 @@ bool sequence_epe(of_config c, const std::vector<std::vector<unsigned char>>& fr
     out.v = v.data();
     double sum = 0.0, t = 0.0;
     int pairs = 0;
+    *taken = 0;
     bool ok = true;
     for (std::size_t k = 0; k < frames.size() && ok; ++k) {
         of_image img;
@@ -235,6 +236,9 @@ bool sequence_epe(of_config c, const std::vector<std::vector<unsigned char>>& fr
         double e = 0.0;
         for (std::size_t i = 0; i < px; ++i) e += std::hypot(u[i] - g[i], v[i] - g[px + i]);
         sum += e / static_cast<double>(px);
+        of_info in;
+        in.struct_size = sizeof in;
+        if (of_get_info(ctx, &in) == OF_OK && in.last_warm == 1) ++*taken;
         t += dt;
         ++pairs;
     }
@@ -341,52 +345,60 @@ int run_stream_bench(int argc, char** argv) {
     std::printf("    x pair: against the pairwise run of the same memory; overhead: minus the device-memory stream;\n"
                 "    x target: ms / (device-memory stream + floor) (the registered target: <= 1.3)\n");
 
-    // (c) cold vs warm on the camera-path sequence.
-    const int seq_frames = o.smoke ? 3 : 6;
-    std::vector<std::vector<unsigned char>> seq(static_cast<std::size_t>(seq_frames));
-    const auto g0 = std::chrono::steady_clock::now();
-    std::vector<std::vector<float>> gt(static_cast<std::size_t>(seq_frames - 1));
-    {
-        std::vector<float> f(px);
-        for (int k = 0; k < seq_frames; ++k) {
-            oflow::synth::sequence_frame(oflow::synth::Sequence::CameraPath, w, h, 1, k, f.data(), w);
-            seq[static_cast<std::size_t>(k)].resize(px);
-            for (std::size_t i = 0; i < px; ++i) seq[static_cast<std::size_t>(k)][i] = static_cast<unsigned char>(f[i] + 0.5f);
-            if (k + 1 < seq_frames) {
-                std::vector<float>& g = gt[static_cast<std::size_t>(k)];
-                g.resize(2 * px);
-                oflow::synth::sequence_flow(oflow::synth::Sequence::CameraPath, w, h, 1, k, g.data(), g.data() + px, w);
+    // (c) cold vs warm on the camera-path sequence, at the bench's size and at 640x360.
+    const auto warm_rows = [&](int sw, int sh) {
+        const std::size_t spx = static_cast<std::size_t>(sw) * static_cast<std::size_t>(sh);
+        const int seq_frames = o.smoke ? 3 : 6;
+        std::vector<std::vector<unsigned char>> seq(static_cast<std::size_t>(seq_frames));
+        const auto g0 = std::chrono::steady_clock::now();
+        std::vector<std::vector<float>> gt(static_cast<std::size_t>(seq_frames - 1));
+        {
+            std::vector<float> f(spx);
+            for (int k = 0; k < seq_frames; ++k) {
+                oflow::synth::sequence_frame(oflow::synth::Sequence::CameraPath, sw, sh, 1, k, f.data(), sw);
+                seq[static_cast<std::size_t>(k)].resize(spx);
+                for (std::size_t i = 0; i < spx; ++i) seq[static_cast<std::size_t>(k)][i] = static_cast<unsigned char>(f[i] + 0.5f);
+                if (k + 1 < seq_frames) {
+                    std::vector<float>& g = gt[static_cast<std::size_t>(k)];
+                    g.resize(2 * spx);
+                    oflow::synth::sequence_flow(oflow::synth::Sequence::CameraPath, sw, sh, 1, k, g.data(), g.data() + spx, sw);
+                }
             }
         }
-    }
-    std::printf("    (the sequence: %.1f s to generate)\n",
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count());
-    // Automatic levels here: with 3 levels the coarsest (480x270) sees up to ~4 px of the camera
-    // path's rotation and zoom, beyond what one warp of 10 iterations resolves (EPE ~9 px cold and
-    // warm alike, measured), so the comparison says nothing.
-    std::printf("(c) cold vs warm start, camera-path sequence, %d pairs, automatic levels, 1 warp, host frames and flow "
-                "(stream):\n",
-                seq_frames - 1);
-    std::printf("    %-6s %6s %10s %10s\n", "start", "iters", "EPE", "ms/pair");
-    double warm_epe = 0.0;
-    for (int warm = 1; warm >= 0; --warm) {
-        for (uint32_t it : {5u, 10u, 20u, 40u}) {
-            if (warm && it > 10) continue;
-            of_config cc = c;
-            cc.levels = 0;
-            cc.iterations = it;
-            cc.warm_start = static_cast<uint32_t>(warm);
-            double e = 0.0, ms = 0.0;
-            if (!sequence_epe(cc, seq, gt, &e, &ms)) {
-                fail = true;
-                continue;
+        std::printf("    (the sequence: %.1f s to generate)\n",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count());
+        // Automatic levels here: at 1080p with 3 levels the coarsest (480x270) sees up to ~4 px of the
+        // camera path's rotation and zoom, beyond what one warp of 10 iterations resolves (EPE ~9 px
+        // cold and warm alike, measured), so the comparison says nothing.
+        std::printf("(c) cold vs warm start, camera-path sequence %dx%d, %d pairs, automatic levels, 1 warp, host frames and "
+                    "flow (stream):\n",
+                    sw, sh, seq_frames - 1);
+        std::printf("    %-6s %6s %10s %10s %6s\n", "start", "iters", "EPE", "ms/pair", "taken");
+        double warm_epe = 0.0;
+        for (int warm = 1; warm >= 0; --warm) {
+            for (uint32_t it : {5u, 10u, 20u, 40u}) {
+                if (warm && it > 10) continue;
+                of_config cc = base_config(sw, sh);
+                cc.levels = 0;
+                cc.iterations = it;
+                cc.warm_start = static_cast<uint32_t>(warm);
+                double e = 0.0, ms = 0.0;
+                int taken = 0;
+                if (!sequence_epe(cc, seq, gt, &e, &ms, &taken)) {
+                    fail = true;
+                    continue;
+                }
+                if (warm && it == 10) warm_epe = e;
+                std::printf("    %-6s %6u %10.4f %10.3f %6d%s\n", warm ? "warm" : "cold", it, e, ms, taken,
+                            !warm && warm_epe > 0 && e <= warm_epe ? "   (<= warm at 10)" : "");
+                rows.push_back({std::to_string(sw) + "x" + std::to_string(sh) + (warm ? " warm" : " cold") + " iters " +
+                                    std::to_string(it),
+                                ms, e, static_cast<double>(taken)});
             }
-            if (warm && it == 10) warm_epe = e;
-            std::printf("    %-6s %6u %10.4f %10.3f%s\n", warm ? "warm" : "cold", it, e, ms,
-                        !warm && warm_epe > 0 && e <= warm_epe ? "   (<= warm at 10)" : "");
-            rows.push_back({std::string(warm ? "warm" : "cold") + " iters " + std::to_string(it), ms, e, 0});
         }
-    }
+    };
+    warm_rows(w, h);
+    if (!o.smoke) warm_rows(640, 360);
     double tc = 0, tw = 0;
     of_config cold = c, warmc = c;
     cold.levels = warmc.levels = 0;
