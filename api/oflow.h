@@ -464,7 +464,9 @@ OF_API of_status of_process(of_context* ctx, const of_image* prev, const of_imag
  *  same with config.warm_start 0. The library keeps what it needs of the frame in its arena (a
  *  copy of the frame's pixels: on the CUDA path the uploaded copy in the device arena, the other
  *  paths a copy in the host arena), so the caller may reuse the frame's buffer as soon as the
- *  call returns; each frame is uploaded and converted once. Never allocates.
+ *  call returns (a frame in CUDA device or mapped memory is copied on the context's stream, like
+ *  of_process's reads: reuse it in that stream's order, or after a wait); each frame is uploaded
+ *  and converted once. Never allocates.
  *  - The first frame after of_create, of_reset or of_process, and a frame whose size differs
  *    from the last one pushed, start a stream: OF_PENDING, nothing written to *out (which is
  *    then not checked: it may be NULL), of_last_error says why.
