@@ -188,25 +188,25 @@ bool Flow::create(const Options& o, int width, int height, of_pixel_format forma
     return true;
 }
 
-bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
-                   std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err) {
-    of_image img[2];
-    const void* data[2] = {frame0, frame1};
-    for (int i = 0; i < 2; ++i) {
-        img[i] = of_image();
-        img[i].struct_size = sizeof(of_image);
-        img[i].format = format_;
-        img[i].memory = OF_MEMORY_HOST;
-        img[i].width = static_cast<uint32_t>(width_);
-        img[i].height = static_cast<uint32_t>(height_);
-        img[i].stride = stride;
-        img[i].data = data[i];
-    }
+of_image Flow::frame_view(const void* data, std::size_t stride) const {
+    of_image img = of_image();
+    img.struct_size = sizeof(of_image);
+    img.format = format_;
+    img.memory = OF_MEMORY_HOST;
+    img.width = static_cast<uint32_t>(width_);
+    img.height = static_cast<uint32_t>(height_);
+    img.stride = stride;
+    img.data = data;
+    return img;
+}
+
+of_flow Flow::output(std::vector<float>* uv, std::vector<uint16_t>* packed, std::vector<unsigned char>* valid) const {
     const std::size_t n = 2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
     uv->assign(n, 0.0f);
-    // A compact format goes into 16-bit elements first and comes back to float below.
+    // A compact format goes into 16-bit elements first and comes back to float in unpack().
     const bool compact = flow_format_ != OF_FLOW_FORMAT_F32;
-    std::vector<uint16_t> packed(compact ? n : 0);
+    packed->assign(compact ? n : 0, 0);
+    valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
     of_flow flow = of_flow();
     flow.struct_size = sizeof(of_flow);
     flow.layout = OF_FLOW_INTERLEAVED;
@@ -214,14 +214,26 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
     flow.width = static_cast<uint32_t>(width_);
     flow.height = static_cast<uint32_t>(height_);
     flow.stride = 2 * (compact ? sizeof(uint16_t) : sizeof(float)) * static_cast<std::size_t>(width_);
-    flow.u = compact ? reinterpret_cast<float*>(packed.data()) : uv->data();
+    flow.u = compact ? reinterpret_cast<float*>(packed->data()) : uv->data();
     flow.v = nullptr;
     flow.format = flow_format_;
-    valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
     flow.valid_format = OF_VALID_MASK_U8;
     flow.valid_stride = static_cast<std::size_t>(width_);
     flow.valid = valid->data();
+    return flow;
+}
 
+void Flow::unpack(const std::vector<uint16_t>& packed, std::vector<float>* uv) const {
+    for (std::size_t i = 0; i < packed.size(); ++i)
+        (*uv)[i] = flow_format_ == OF_FLOW_FORMAT_F16 ? oflow::f16_to_float(packed[i])
+                                                      : oflow::s10_5_to_float(static_cast<int16_t>(packed[i]));
+}
+
+bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
+                   std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err) {
+    const of_image img[2] = {frame_view(frame0, stride), frame_view(frame1, stride)};
+    std::vector<uint16_t> packed;
+    of_flow flow = output(uv, &packed, valid);
     std::vector<double> ms;
     for (uint32_t r = 0; r < repeat; ++r) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -233,9 +245,7 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
         }
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
-    for (std::size_t i = 0; i < packed.size(); ++i)
-        (*uv)[i] = flow_format_ == OF_FLOW_FORMAT_F16 ? oflow::f16_to_float(packed[i])
-                                                      : oflow::s10_5_to_float(static_cast<int16_t>(packed[i]));
+    unpack(packed, uv);
     std::sort(ms.begin(), ms.end());
     const std::size_t m = ms.size();
     *median_ms = m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
@@ -244,32 +254,9 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
 
 bool Flow::push(const void* frame, std::size_t stride, std::vector<float>* uv, std::vector<unsigned char>* valid,
                 bool* pending, double* ms, std::string* err) {
-    of_image img = of_image();
-    img.struct_size = sizeof(of_image);
-    img.format = format_;
-    img.memory = OF_MEMORY_HOST;
-    img.width = static_cast<uint32_t>(width_);
-    img.height = static_cast<uint32_t>(height_);
-    img.stride = stride;
-    img.data = frame;
-    const std::size_t n = 2 * static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
-    uv->assign(n, 0.0f);
-    valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
-    // A compact format goes into 16-bit elements first and comes back to float below (as process()).
-    const bool compact = flow_format_ != OF_FLOW_FORMAT_F32;
-    std::vector<uint16_t> packed(compact ? n : 0);
-    of_flow flow = of_flow();
-    flow.struct_size = sizeof(of_flow);
-    flow.layout = OF_FLOW_INTERLEAVED;
-    flow.memory = OF_MEMORY_HOST;
-    flow.width = static_cast<uint32_t>(width_);
-    flow.height = static_cast<uint32_t>(height_);
-    flow.stride = 2 * (compact ? sizeof(uint16_t) : sizeof(float)) * static_cast<std::size_t>(width_);
-    flow.u = compact ? reinterpret_cast<float*>(packed.data()) : uv->data();
-    flow.format = flow_format_;
-    flow.valid_format = OF_VALID_MASK_U8;
-    flow.valid_stride = static_cast<std::size_t>(width_);
-    flow.valid = valid->data();
+    const of_image img = frame_view(frame, stride);
+    std::vector<uint16_t> packed;
+    of_flow flow = output(uv, &packed, valid);
     const auto t0 = std::chrono::steady_clock::now();
     const of_status s = of_push_frame(ctx_, &img, &flow);
     const auto t1 = std::chrono::steady_clock::now();
@@ -279,9 +266,7 @@ bool Flow::push(const void* frame, std::size_t stride, std::vector<float>* uv, s
         *err = status_line("of_push_frame", s, of_last_error(ctx_));
         return false;
     }
-    for (std::size_t i = 0; i < packed.size(); ++i)
-        (*uv)[i] = flow_format_ == OF_FLOW_FORMAT_F16 ? oflow::f16_to_float(packed[i])
-                                                      : oflow::s10_5_to_float(static_cast<int16_t>(packed[i]));
+    unpack(packed, uv);
     return true;
 }
 

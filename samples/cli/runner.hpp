@@ -55,6 +55,13 @@ public:
     const of_config& config() const { return cfg_; }
 
 private:
+    /// A host frame of the context's size and format at data, rows `stride` bytes apart.
+    of_image frame_view(const void* data, std::size_t stride) const;
+    /// The interleaved host output into uv (F32), or into packed (F16 / S10.5: unpack() turns it
+    /// into uv), and the validity mask into valid; the vectors are sized here.
+    of_flow output(std::vector<float>* uv, std::vector<uint16_t>* packed, std::vector<unsigned char>* valid) const;
+    void unpack(const std::vector<uint16_t>& packed, std::vector<float>* uv) const;
+
     of_context* ctx_ = nullptr;
     of_config cfg_ = of_config();
     int width_ = 0, height_ = 0;
