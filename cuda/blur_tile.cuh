@@ -21,9 +21,10 @@ namespace oflow {
 namespace cuda {
 
 /// load(x, y) returns the source value at (x, y), both already clamped into the w x h plane.
-/// Every thread of the 32x8 block calls this once; dst is the output plane (w x h).
-template <class Load>
-__device__ __forceinline__ void blur_tile(const Load& load, int w, int h, DPlane<float> dst, const Gaussian1D& g,
+/// Every thread of the 32x8 block calls this once; dst is the output plane (w x h), F32 or an
+/// F16 pyramid level (each result rounded once, on the store).
+template <class Load, class Out>
+__device__ __forceinline__ void blur_tile(const Load& load, int w, int h, DPlane<Out> dst, const Gaussian1D& g,
                                           int rows, float* sm) {
     const int r = g.radius;
     const int sw = 32 + 2 * r, th = rows + 2 * r;
@@ -52,7 +53,7 @@ __device__ __forceinline__ void blur_tile(const Load& load, int w, int h, DPlane
         const float* c = sh_hor + (j + r) * 32 + tx;
         float d = g.k[0] * c[0];
         for (int i = 1; i <= r; ++i) d += g.k[i] * (c[-i * 32] + c[i * 32]);
-        dst.row(y)[x] = d;
+        dst.row(y)[x] = store_pix<Out>(d);
     }
 }
 

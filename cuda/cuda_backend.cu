@@ -581,7 +581,7 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     const std::size_t eb = compact ? 2 : 4; // bytes per element of the output
     const std::size_t plane_e = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * eb;
     // Host output: the packed rows on the device (out_src: F32 planar and compact formats in the free
-    // scratch planes, v at out_v; F32 interleaved straight from the u plane), then either one DMA
+    // output scratch planes (DevLayout::out_scratch), v at out_v; F32 interleaved straight from the u plane), then either one DMA
     // straight into the caller's planes when they lie in registered buffers (of_register_host), or
     // kFlowChunks row bands through the staging, each band's copy out of the staging overlapping the
     // next band's download (one wait per band: cuda_backend.hpp).
@@ -592,7 +592,7 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     bool direct = false;
     int bands = 0;
     if (out.memory == OF_MEMORY_HOST) {
-        unsigned char* sc = st->arena + l.scratch;
+        unsigned char* sc = st->arena + l.out_scratch;
         if (compact) {
             OF_CUDA_TRY(launch_write_flow16({u.p, u.w, u.h, u.pitch}, fmt, sc, planar_out ? sc + plane_e : nullptr,
                                             static_cast<std::size_t>(w) * (planar_out ? 2 : 4), s),

@@ -63,14 +63,7 @@ __global__ void k_unpack(DPlane<const T2> src, DPlane<float> a, DPlane<float> b)
     b.row(y)[x] = v.y;
 }
 
-// (I1, I1x, I1y) planes <-> the warp's interleaved float4 plane (k_gradient's layout).
-__global__ void k_pack4(DPlane<const float> a, DPlane<const float> b, DPlane<const float> c, DPlane<float4> dst) {
-    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    if (x >= dst.w || y >= dst.h) return;
-    dst.row(y)[x] = make_float4(a.row(y)[x], b.row(y)[x], c.row(y)[x], 0.0f);
-}
-
+// A float4 plane (HS's derivatives) -> four float planes.
 __global__ void k_unpack4(DPlane<const float4> src, DPlane<float> a, DPlane<float> b, DPlane<float> c,
                           DPlane<float> d) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -105,28 +98,63 @@ of_status download(State& st, DPlane<float> src, float* dst, const ErrorSink& er
     return OF_OK;
 }
 
-// Host planes a, b -> pairs at dst, through the two scratch planes.
+// Two F32 planes of a hook's own (cudaMalloc, freed by the destructor): the arena's scratch
+// planes alias TV-L1's solver planes (DevLayout::scratch), which the hooks read and write.
+struct TempPlanes {
+    float* p = nullptr;
+    LevelDims d;
+    TempPlanes(int w, int h) : d(dims_of(w, h)) {
+        if (cudaMalloc(&p, static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h) * 8) != cudaSuccess) p = nullptr;
+    }
+    ~TempPlanes() {
+        if (p) (void)cudaFree(p);
+    }
+    TempPlanes(const TempPlanes&) = delete;
+    TempPlanes& operator=(const TempPlanes&) = delete;
+    DPlane<float> at(int i) const {
+        return DPlane<float>{p + static_cast<std::size_t>(i) * static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h),
+                             d.w, d.h, static_cast<int>(d.pitch)};
+    }
+};
+
+// Host planes a, b -> pairs at dst, through two temporary planes.
 template <class T2>
 of_status upload_pairs(State& st, const float* a, const float* b, DPlane<T2> dst, const ErrorSink& err) {
-    const LevelDims d = dims_of(dst.w, dst.h);
-    const DPlane<float> sa = st.scratch(0, d), sb = st.scratch(1, d);
+    const TempPlanes t(dst.w, dst.h);
+    if (!t.p) return err.fail(OF_ERR_OUT_OF_MEMORY, "hooks: temporary planes");
+    const DPlane<float> sa = t.at(0), sb = t.at(1);
     of_status r = upload(st, a, sa, err);
     if (r == OF_OK) r = upload(st, b, sb, err);
     if (r != OF_OK) return r;
-    k_pack<T2><<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(sa), as_const(sb), dst);
+    k_pack<T2><<<grid_of(dst.w, dst.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(sa), as_const(sb), dst);
     OF_CUDA_LAUNCHED("hook pack launch");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook pack");
     return OF_OK;
 }
 
 template <class T2>
 of_status download_pairs(State& st, DPlane<T2> src, float* a, float* b, const ErrorSink& err) {
-    const LevelDims d = dims_of(src.w, src.h);
-    const DPlane<float> sa = st.scratch(0, d), sb = st.scratch(1, d);
-    k_unpack<T2><<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(src), sa, sb);
+    const TempPlanes t(src.w, src.h);
+    if (!t.p) return err.fail(OF_ERR_OUT_OF_MEMORY, "hooks: temporary planes");
+    const DPlane<float> sa = t.at(0), sb = t.at(1);
+    k_unpack<T2><<<grid_of(src.w, src.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(src), sa, sb);
     OF_CUDA_LAUNCHED("hook unpack launch");
     of_status r = download(st, sa, a, err);
     if (r == OF_OK) r = download(st, sb, b, err);
     return r;
+}
+
+// A host F32 plane into pyramid level 0 of `frame`: as it is, or rounded to an F16 pyramid
+// (the frame path's own rounding: launch_resample at the same size is a copy).
+of_status upload_level0(State& st, const float* src, int frame, const LevelDims& d, const ErrorSink& err) {
+    if (!st.half_pyr()) return upload(st, src, st.pyr(frame, 0, d), err);
+    const TempPlanes t(d.w, d.h);
+    if (!t.p) return err.fail(OF_ERR_OUT_OF_MEMORY, "hooks: temporary planes");
+    of_status r = upload(st, src, t.at(0), err);
+    if (r != OF_OK) return r;
+    OF_CUDA_TRY(launch_resample(as_const(t.at(0)), st.pyr_h(frame, 0, d), st.stream), "hook level 0 launch");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook level 0");
+    return OF_OK;
 }
 
 of_status reset_ctrl(State& st, const ErrorSink& err) {
@@ -146,17 +174,10 @@ of_status zero(State& st, std::size_t off, const LevelDims& d, std::size_t elem,
 template <class T2>
 of_status warp_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
     const DevLayout& l = st.lay;
-    // I1, I1x, I1y through pyr(1, 0) and the two scratch planes into the float4 plane.
-    const DPlane<float> i1 = st.pyr(1, 0, d), sa = st.scratch(0, d), sb = st.scratch(1, d);
-    of_status s = upload(st, r->in[0], st.pyr(0, 0, d), err);
-    if (s == OF_OK) s = upload(st, r->in[1], i1, err);
-    if (s == OF_OK) s = upload(st, r->in[2], sa, err);
-    if (s == OF_OK) s = upload(st, r->in[3], sb, err);
-    if (s != OF_OK) return s;
-    k_pack4<<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, st.stream>>>(as_const(i1), as_const(sa), as_const(sb),
-                                                              st.plane<float4>(l.i1g, d));
-    OF_CUDA_LAUNCHED("hook pack launch");
-    s = upload_pairs(st, r->in[4], r->in[5], st.plane<float2>(l.u[0], d), err);
+    // I0, I1 into level 0 of the pyramids (F16 ones: rounded); the warp takes I1's gradient.
+    of_status s = upload_level0(st, r->in[0], 0, d, err);
+    if (s == OF_OK) s = upload_level0(st, r->in[1], 1, d, err);
+    if (s == OF_OK) s = upload_pairs(st, r->in[4], r->in[5], st.plane<float2>(l.u[0], d), err);
     if (s == OF_OK) s = run_warp(st, d, 0, 0, err);
     if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.g, d), r->out[0], r->out[1], err);
     if (s == OF_OK) s = download(st, st.plane<float>(l.rc, d), r->out[3], err);
@@ -320,7 +341,7 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
     const bool two = r->stage == Stage::Resample || r->stage == Stage::Upsample;
     if (r->w < 1 || r->h < 1 || r->w > mw || r->h > mh || (two && (r->w2 < 1 || r->h2 < 1 || r->w2 > mw || r->h2 > mh)))
         return err.fail(OF_ERR_SIZE, "hooks: stage size %dx%d -> %dx%d outside 1..%dx%d", r->w, r->h, r->w2, r->h2, mw, mh);
-    const bool tvl1_stage = r->stage == Stage::Gradient || r->stage == Stage::Warp || r->stage == Stage::Iterate;
+    const bool tvl1_stage = r->stage == Stage::Warp || r->stage == Stage::Iterate;
     if (tvl1_stage && (is_variational(st.cfg.algorithm) || is_lk(st.cfg.algorithm)))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: TV-L1 stage on a %s context", st.ops->name);
     const LevelDims d = dims_of(r->w, r->h);
@@ -334,7 +355,7 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
         // The fused kernel from a plane other than its output (the frame path blurs scratch ->
         // level 0 and level -> scratch).
         const Gaussian1D g = make_gaussian(r->sigma);
-        const DPlane<float> src = st.pyr(0, 0, d), dst = st.scratch(0, d);
+        const DPlane<float> src = st.plane<float>(l.u[1], d), dst = st.scratch(0, d);
         res = upload(st, r->in[0], src, err);
         if (res != OF_OK) return res;
         OF_CUDA_TRY(cudaMemsetAsync(dst.p, 0xff, static_cast<std::size_t>(dst.pitch) * static_cast<std::size_t>(dst.h) * 4, s),
@@ -345,7 +366,7 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
     case Stage::BlurH:
     case Stage::BlurV: {
         const Gaussian1D g = make_gaussian(r->sigma);
-        const DPlane<float> src = st.pyr(0, 0, d), dst = st.scratch(0, d);
+        const DPlane<float> src = st.plane<float>(l.u[1], d), dst = st.scratch(0, d);
         res = upload(st, r->in[0], src, err);
         if (res != OF_OK) return res;
         if (r->stage == Stage::BlurH)
@@ -355,28 +376,11 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
         return download(st, dst, r->out[0], err);
     }
     case Stage::Resample: {
-        const DPlane<float> src = st.pyr(0, 0, d), dst = st.scratch(0, d2);
+        const DPlane<float> src = st.plane<float>(l.u[1], d), dst = st.scratch(0, d2);
         res = upload(st, r->in[0], src, err);
         if (res != OF_OK) return res;
         OF_CUDA_TRY(launch_resample(as_const(src), dst, s), "hook resample launch");
         return download(st, dst, r->out[0], err);
-    }
-    case Stage::Gradient: {
-        const DPlane<float> src = st.pyr(1, 0, d);
-        res = upload(st, r->in[0], src, err);
-        if (res != OF_OK) return res;
-        const DPlane<float4> g4 = st.plane<float4>(l.i1g, d);
-        OF_CUDA_TRY(launch_gradient(as_const(src), g4, s), "hook gradient launch");
-        // Unpack into the planes free here: scratch(0), scratch(1), pyr(0, 0) and rho_c's.
-        const DPlane<float> gx = st.scratch(0, d), gy = st.scratch(1, d), v = st.pyr(0, 0, d);
-        const DPlane<float> pad = st.plane<float>(l.rc, d);
-        k_unpack4<<<grid_of(d.w, d.h), dim3(kPlaneBlockX, kPlaneBlockY), 0, s>>>(as_const(g4), v, gx, gy, pad);
-        OF_CUDA_LAUNCHED("hook unpack launch");
-        res = download(st, gx, r->out[0], err);
-        if (res == OF_OK) res = download(st, gy, r->out[1], err);
-        if (res == OF_OK && r->out[2]) res = download(st, v, r->out[2], err);
-        if (res == OF_OK && r->out[3]) res = download(st, pad, r->out[3], err);
-        return res;
     }
     case Stage::Upsample: {
         const DPlane<float2> src = st.plane<float2>(l.u[0], d), dst = st.plane<float2>(l.u[1], d2);
@@ -437,8 +441,6 @@ of_status bench_prepare(State* stp, const float* i0, const float* i1, int w, int
         if (r == OF_OK) r = lk_prepare_level(st, d, 0, 0, false, err);
     } else {
         const std::size_t pair = st.tun.precision == OF_PRECISION_F16 ? 4u : 8u;
-        const DPlane<float> i1p = st.pyr(1, 0, d);
-        OF_CUDA_TRY(launch_gradient(as_const(i1p), st.plane<float4>(l.i1g, d), st.stream), "bench gradient launch");
         if (r == OF_OK) r = zero(st, l.px[0], d, pair, err);
         if (r == OF_OK) r = zero(st, l.py[0], d, pair, err);
         if (r == OF_OK) r = run_warp(st, d, 0, 0, err);

@@ -16,7 +16,6 @@ enum class Stage {
     BlurH,
     BlurV,
     Resample,
-    Gradient,
     Warp,
     Upsample,
     Iterate,
@@ -34,10 +33,10 @@ enum class Stage {
 ///  BlurH, BlurV: in[0] (w x h) -> out[0] (w x h), Gaussian make_gaussian(sigma)
 ///  Blur:         in[0] (w x h) -> out[0] (w x h), both passes fused (launch_blur, the frame path's)
 ///  Resample:     in[0] (w x h) -> out[0] (w2 x h2)
-///  Gradient:     in[0] -> out[0] = d/dx, out[1] = d/dy of the interleaved (I1, I1x, I1y, 0)
-///                plane; when given, out[2] = its I1 and out[3] = its fourth component
 ///  Warp:         in = I0, I1, I1x, I1y, u1, u2 -> out = I1wx, I1wy, |g|^2, rho_c as the
-///                iterations will read them (F16: g rounded to half, |g|^2 formed from it)
+///                iterations will read them (F16: g rounded to half, |g|^2 formed from it). The
+///                kernel takes I1's gradient itself (gradient_ref's), so I1x, I1y (in[2..3]) are
+///                not read; an F16 context stores I0 and I1 rounded to half (its pyramids)
 ///  Upsample:     in = u1, u2 (w x h) -> out = mx * u1, my * u2 upsampled to w2 x h2
 ///  Iterate:      in = u1, u2, I1wx, I1wy, |g|^2, rho_c; p starts at 0; runs `iterations` of
 ///                the context's variant (epsilon as given, stop slot 0) -> out = u1, u2, p11,

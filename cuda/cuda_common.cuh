@@ -29,6 +29,21 @@ struct DPlane {
 
 __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/// Pyramid elements (DevLayout::pyr_elem): F32, or F16 storage where the solve is F16 (TV-L1
+/// F16). Kernels that read or write a pyramid level take its element type P and compute in
+/// float: pix() widens what they load, store_pix<P>() rounds what they store (to nearest; F16
+/// saturates at +-65504, the largest half: an F32 frame's pixels may reach 1e6, kMaxF32Pixel).
+__device__ __forceinline__ float pix(float v) { return v; }
+__device__ __forceinline__ float pix(__half v) { return __half2float(v); }
+template <class P>
+__device__ __forceinline__ P store_pix(float v);
+template <>
+__device__ __forceinline__ float store_pix<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half store_pix<__half>(float v) {
+    return __float2half_rn(fminf(fmaxf(v, -65504.0f), 65504.0f));
+}
+
 /// Keys cubic weights (a = -0.5) of the four taps at fraction t, the reference's (warp_ref.cpp)
 /// operations in its order.
 __device__ __forceinline__ void cubic_weights(float t, float w[4]) {

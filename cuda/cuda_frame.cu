@@ -9,10 +9,12 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
 
+#include "core/flow_format.hpp"
 #include "core/robust.hpp"
 #include "core/schedule.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 
 namespace oflow {
@@ -148,9 +150,10 @@ namespace {
 
 // The converted frame goes to a scratch plane (scratch(frame): both frames are converted before
 // solve() runs) and the presmooth blurs it from there into level 0 in one pass. Without a
-// presmooth the conversion writes level 0 itself.
+// presmooth the conversion writes an F32 level 0 itself; an F16 level 0 is then the converted
+// frame copied (rounded) by presmooth().
 DPlane<float> convert_target(const State& st, int frame, const LevelDims& d0) {
-    return st.presmooth.radius > 0 ? st.scratch(frame, d0) : st.pyr(frame, 0, d0);
+    return st.presmooth.radius > 0 || st.half_pyr() ? st.scratch(frame, d0) : st.pyr(frame, 0, d0);
 }
 
 of_status convert_frame(State& st, int frame, Src src, const LevelDims& d0, const ErrorSink& err) {
@@ -180,8 +183,8 @@ of_status match_exposure(State& st, const LevelDims& d0, const ErrorSink& err) {
 
 // Local contrast normalisation (core/robust.hpp, core/flow_driver.cpp normalize_level0) of a
 // converted frame, in place, before its presmooth: mean = G*I, var = G*(I - mean)^2,
-// I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2), the
-// i1g slot, free until the first level's gradient.
+// I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2)
+// (DevLayout::robust), free until the first level's warp.
 of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
     if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
     const cudaStream_t s = st.stream;
@@ -197,23 +200,39 @@ of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& 
     return OF_OK;
 }
 
+template <class T>
+DPlane<const T> as_const(const DPlane<T>& p) {
+    return {p.p, p.w, p.h, p.pitch};
+}
+
 of_status presmooth(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
+    const DPlane<const float> in = as_const(convert_target(st, frame, d0));
+    if (st.half_pyr()) {
+        const DPlane<__half> dst = st.pyr_h(frame, 0, d0);
+        if (st.presmooth.radius > 0)
+            OF_CUDA_TRY(launch_blur(in, dst, st.presmooth, st.stream), "blur launch");
+        else
+            OF_CUDA_TRY(launch_resample(in, dst, st.stream), "level 0 copy launch"); // same size: a copy
+        return OF_OK;
+    }
     if (st.presmooth.radius <= 0) return OF_OK;
-    const DPlane<float> in = convert_target(st, frame, d0);
-    OF_CUDA_TRY(launch_blur({in.p, in.w, in.h, in.pitch}, st.pyr(frame, 0, d0), st.presmooth, st.stream), "blur launch");
+    OF_CUDA_TRY(launch_blur(in, st.pyr(frame, 0, d0), st.presmooth, st.stream), "blur launch");
     return OF_OK;
 }
 
-// Levels 1.. of a frame whose level 0 is built: anti-alias blur of level l-1 into scratch(0),
-// resampled into level l. Uses scratch(0) only, so run it after both presmooths.
+// Levels 1.. of a frame whose level 0 is built: anti-alias blur of level l-1 into scratch(0)
+// (F32), resampled into level l. Uses scratch(0) only, so run it after both presmooths.
 of_status build_levels(State& st, int frame, const LevelDims* dims, int levels, const ErrorSink& err) {
     const cudaStream_t s = st.stream;
     for (int l = 1; l < levels; ++l) {
-        const DPlane<float> src_l = st.pyr(frame, l - 1, dims[l - 1]);
         const DPlane<float> smooth = st.scratch(0, dims[l - 1]);
-        const DPlane<float> dst = st.pyr(frame, l, dims[l]);
-        OF_CUDA_TRY(launch_blur({src_l.p, src_l.w, src_l.h, src_l.pitch}, smooth, st.level_blur, s), "blur launch");
-        OF_CUDA_TRY(launch_resample({smooth.p, smooth.w, smooth.h, smooth.pitch}, dst, s), "resample launch");
+        if (st.half_pyr()) {
+            OF_CUDA_TRY(launch_blur(as_const(st.pyr_h(frame, l - 1, dims[l - 1])), smooth, st.level_blur, s), "blur launch");
+            OF_CUDA_TRY(launch_resample(as_const(smooth), st.pyr_h(frame, l, dims[l]), s), "resample launch");
+        } else {
+            OF_CUDA_TRY(launch_blur(as_const(st.pyr(frame, l - 1, dims[l - 1])), smooth, st.level_blur, s), "blur launch");
+            OF_CUDA_TRY(launch_resample(as_const(smooth), st.pyr(frame, l, dims[l]), s), "resample launch");
+        }
     }
     return OF_OK;
 }
@@ -232,13 +251,11 @@ of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, in
 
 of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err) {
     const DevLayout& l = st.lay;
-    const DPlane<float> i0 = st.pyr(0, level, d);
-    const DPlane<float4> i1g = st.plane<float4>(l.i1g, d);
     const DPlane<float2> u = st.plane<float2>(l.u[ucur], d);
-    if (st.tun.precision == OF_PRECISION_F16) {
+    if (st.tun.precision == OF_PRECISION_F16) { // F16 pyramids (half_pyramids)
         WarpArgs<__half2> a;
-        a.i0 = {i0.p, i0.w, i0.h, i0.pitch};
-        a.i1g = {i1g.p, i1g.w, i1g.h, i1g.pitch};
+        a.i0 = as_const(st.pyr_h(0, level, d));
+        a.i1 = as_const(st.pyr_h(1, level, d));
         a.u = {u.p, u.w, u.h, u.pitch};
         a.g = st.plane<__half2>(l.g, d);
         a.rc = st.plane<float>(l.rc, d);
@@ -247,8 +264,8 @@ of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const Err
         OF_CUDA_TRY(launch_warp(a, st.stream), "warp launch");
     } else {
         WarpArgs<float2> a;
-        a.i0 = {i0.p, i0.w, i0.h, i0.pitch};
-        a.i1g = {i1g.p, i1g.w, i1g.h, i1g.pitch};
+        a.i0 = as_const(st.pyr(0, level, d));
+        a.i1 = as_const(st.pyr(1, level, d));
         a.u = {u.p, u.w, u.h, u.pitch};
         a.g = st.plane<float2>(l.g, d);
         a.rc = st.plane<float>(l.rc, d);
@@ -271,9 +288,10 @@ namespace {
 of_status texture_top(State& st, const SolveInfo& info, const ErrorSink& err) {
     TexLevels t;
     t.levels = info.levels;
+    t.half = st.half_pyr();
     for (int l = 0; l < kMaxLevels; ++l) {
         const bool in = l < info.levels;
-        t.p[l] = in ? st.pyr(0, l, info.dims[l]).p : nullptr;
+        t.p[l] = !in ? nullptr : t.half ? static_cast<const void*>(st.pyr_h(0, l, info.dims[l]).p) : st.pyr(0, l, info.dims[l]).p;
         t.w[l] = in ? info.dims[l].w : 0;
         t.h[l] = in ? info.dims[l].h : 0;
         t.pitch[l] = in ? static_cast<int>(info.dims[l].pitch) : 0;
@@ -284,20 +302,36 @@ of_status texture_top(State& st, const SolveInfo& info, const ErrorSink& err) {
     return OF_OK;
 }
 
+// An F16 level downloaded packed (w x h halves) at the start of its F32 host plane (rows
+// host_pitch(w) floats), widened in place from the last element back: element k's float lands
+// at or after byte 4 k, past every half still to be read (those of elements < k end at 2 k).
+void widen_level(float* plane, int w, int h) {
+    const std::uint16_t* half = reinterpret_cast<const std::uint16_t*>(plane);
+    const std::ptrdiff_t pitch = host_pitch(w);
+    for (std::ptrdiff_t y = h - 1; y >= 0; --y)
+        for (std::ptrdiff_t x = w - 1; x >= 0; --x) {
+            const std::uint16_t bits = half[y * w + x];
+            plane[y * pitch + x] = f16_to_float(bits);
+        }
+}
+
 // Levels st.cpu.from.. of a split frame on the CPU: both pyramids' coarse levels (and the
 // coarsest level to solve, when the device decided it) down to the host, one wait, the CPU
-// solve from that level, and level `from`'s flow up into u[0]. Sets info->top.
+// solve from that level, and level `from`'s flow up into u[0]. Sets info->top. F16 levels are
+// widened to F32 on the host after the wait (the CPU path computes in F32).
 of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
     const cudaStream_t s = st.stream;
     const int from = st.cpu.from;
+    const std::size_t e = st.lay.pyr_elem;
     for (int f = 0; f < 2; ++f)
         for (int l = from; l < info->levels; ++l) {
             const LevelDims& d = info->dims[l];
-            const DPlane<float> src = st.pyr(f, l, d);
+            const unsigned char* src = st.arena + st.lay.pyr[f] + st.lay.level_off[l];
             unsigned char* dst = reinterpret_cast<unsigned char*>(st.cpu.pyr[f]) + st.cpu.level_off[l];
-            OF_CUDA_TRY(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(host_pitch(d.w)) * 4, src.p,
-                                          static_cast<std::size_t>(src.pitch) * 4, static_cast<std::size_t>(d.w) * 4,
-                                          static_cast<std::size_t>(d.h), cudaMemcpyDeviceToHost, s),
+            const std::size_t dpitch = e == 4 ? static_cast<std::size_t>(host_pitch(d.w)) * 4 : static_cast<std::size_t>(d.w) * e;
+            OF_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, static_cast<std::size_t>(d.pitch) * e,
+                                          static_cast<std::size_t>(d.w) * e, static_cast<std::size_t>(d.h),
+                                          cudaMemcpyDeviceToHost, s),
                         "coarse pyramid download");
         }
     int* top_back = reinterpret_cast<int*>(st.pinned + st.lay.stage_ctrl) + kStageTop;
@@ -305,6 +339,11 @@ of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
         OF_CUDA_TRY(cudaMemcpyAsync(top_back, &st.ctrl()->top, sizeof(int), cudaMemcpyDeviceToHost, s),
                     "coarsest level download");
     OF_CUDA_TRY(cudaStreamSynchronize(s), "coarse pyramid download");
+    if (e == 2)
+        for (int f = 0; f < 2; ++f)
+            for (int l = from; l < info->levels; ++l)
+                widen_level(reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(st.cpu.pyr[f]) + st.cpu.level_off[l]),
+                            info->dims[l].w, info->dims[l].h);
     if (info->top < 0) info->top = *top_back;
     of_status r = st.cpu.solve(st.cpu.user, info->dims[0].w, info->dims[0].h, info->top, &info->cpu_iterations);
     if (r != OF_OK) return r;
@@ -372,11 +411,14 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
         }
         const bool warm = st.cfg.warm_start && l == warm_level(levels); // a stream's (core/stream.hpp)
         if (warm) {
-            const DPlane<float> i0 = st.pyr(0, l, d), i1 = st.pyr(1, l, d);
-            const DPlane<float2> kept = st.plane<float2>(lay.warm, d);
-            OF_CUDA_TRY(launch_warm_enter({i0.p, i0.w, i0.h, i0.pitch}, {i1.p, i1.w, i1.h, i1.pitch},
-                                          st.plane<float2>(lay.u[ucur], d), {kept.p, kept.w, kept.h, kept.pitch}, ctrl, s),
-                        "warm start launch");
+            const DPlane<const float2> kept = as_const(st.plane<float2>(lay.warm, d));
+            const DPlane<float2> u = st.plane<float2>(lay.u[ucur], d);
+            if (st.half_pyr())
+                OF_CUDA_TRY(launch_warm_enter(as_const(st.pyr_h(0, l, d)), as_const(st.pyr_h(1, l, d)), u, kept, ctrl, s),
+                            "warm start launch");
+            else
+                OF_CUDA_TRY(launch_warm_enter(as_const(st.pyr(0, l, d)), as_const(st.pyr(1, l, d)), u, kept, ctrl, s),
+                            "warm start launch");
         }
         r = st.ops->level(st, d, l, &ucur, err);
         if (r != OF_OK) return r;
@@ -470,8 +512,8 @@ of_status capture_solver(State& st, const ErrorSink& err) {
 
 namespace {
 
-// p = 0, the gradient of I1, then per warp the bicubic warp, the inner iterations of the
-// configured variant and the median filter.
+// p = 0, then per warp the bicubic warp (which takes I1's gradient itself), the inner iterations
+// of the configured variant and the median filter.
 of_status tvl1_level(State& st, const LevelDims& d, int l, int* ucur, const ErrorSink& err) {
     const of_config& cfg = st.cfg;
     const cudaStream_t s = st.stream;
@@ -481,8 +523,6 @@ of_status tvl1_level(State& st, const LevelDims& d, int l, int* ucur, const Erro
     OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.px[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
     OF_CUDA_TRY(cudaMemsetAsync(st.arena + lay.py[0], 0, plane_bytes(d, pair), s), "cudaMemsetAsync(p)");
     const int iterations = static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l));
-    const DPlane<float> i1 = st.pyr(1, l, d);
-    OF_CUDA_TRY(launch_gradient({i1.p, i1.w, i1.h, i1.pitch}, st.plane<float4>(lay.i1g, d), s), "gradient launch");
     for (int wp = 0; wp < static_cast<int>(cfg.warps); ++wp) {
         of_status r = run_warp(st, d, l, *ucur, err);
         if (r == OF_OK) r = run_iterations(st, d, iterations, l * kMaxWarps + wp, cfg.epsilon, ucur, &pcur, err);

@@ -27,13 +27,16 @@ cudaError_t launch_blur_v(DPlane<const float> src, DPlane<float> dst, const Gaus
 /// Both passes in one kernel through shared memory (blur_h_ref then blur_v_ref, bit for bit);
 /// src and dst must not overlap. Dynamic shared memory per block: blur_shared_bytes(radius,
 /// rows) with rows = 32 (16 or 8 for radii whose tile would exceed kMaxDynamicShared).
+/// The __half overloads write or read an F16 pyramid level (DevLayout::pyr_elem 2): the sums run
+/// in float, each output is rounded once.
 cudaError_t launch_blur(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s);
+cudaError_t launch_blur(DPlane<const float> src, DPlane<__half> dst, const Gaussian1D& g, cudaStream_t s);
+cudaError_t launch_blur(DPlane<const __half> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s);
 std::size_t blur_shared_bytes(int radius, int rows);
-/// Bilinear resampling to dst's size, pixel centres aligned (resample_ref).
+/// Bilinear resampling to dst's size, pixel centres aligned (resample_ref); to an F16 level with
+/// the __half overload (at src's size: an exact copy, rounded once).
 cudaError_t launch_resample(DPlane<const float> src, DPlane<float> dst, cudaStream_t s);
-/// Central differences, clamped (gradient_ref), interleaved with the source:
-/// dst = (I1, I1x, I1y, 0) per pixel, the warp's one 16-byte load per tap.
-cudaError_t launch_gradient(DPlane<const float> src, DPlane<float4> dst, cudaStream_t s);
+cudaError_t launch_resample(DPlane<const float> src, DPlane<__half> dst, cudaStream_t s);
 /// Bilinear upsampling of (u1, u2) to dst's size, times (mx, my) (upsample_flow_ref).
 cudaError_t launch_upsample_flow(DPlane<const float2> src, DPlane<float2> dst, float mx, float my,
                                  cudaStream_t s);
@@ -60,10 +63,22 @@ struct KernelList;
 void list_flow_format_kernels(KernelList* l);
 
 // ---- warp_cuda.cu -------------------------------------------------------------------------
+/// Pyramid element of a TV-L1 solve in T2 storage: F32 pyramids for F32, F16 for F16
+/// (cuda_layout.hpp DevLayout::pyr_elem).
+template <class T2>
+struct PyrOf {
+    using type = float;
+};
+template <>
+struct PyrOf<__half2> {
+    using type = __half;
+};
+
 template <class T2>
 struct WarpArgs {
-    DPlane<const float> i0;               // current level
-    DPlane<const float4> i1g;             // (I1, I1x, I1y, 0) of the current level (k_gradient)
+    using P = typename PyrOf<T2>::type;
+    DPlane<const P> i0;                   // current level
+    DPlane<const P> i1;                   // current level; the warp takes its gradient (gradient_ref)
     DPlane<const float2> u;               // linearisation point (u1, u2)
     DPlane<T2> g;                         // out: (I1wx, I1wy) at x + u, bicubic
     DPlane<float> rc;                     // out: I1w - I1wx u1 - I1wy u2 - I0 (with stored g)
@@ -124,7 +139,8 @@ cudaError_t launch_robust_combine(DPlane<const float> src, DPlane<const float> m
                                   DPlane<float> dst, float mid, float gain, float floor_, cudaStream_t s);
 /// Levels of one pyramid for the texture rule (only p of levels >= 1 is read).
 struct TexLevels {
-    const float* p[kMaxLevels];
+    const void* p[kMaxLevels]; // float, or __half when half (an F16 pyramid)
+    bool half;
     int w[kMaxLevels], h[kMaxLevels], pitch[kMaxLevels];
     int levels;
 };
@@ -146,8 +162,11 @@ cudaError_t launch_finish_level(DPlane<float2> u, int level, const int* top, int
 struct Ctrl;
 /// A stream's warm start at the warm level (core/stream.hpp): u holds the cold start; replaced by
 /// warm (the previous pair's flow of the level) when ctrl->warm_ready and warm's mean absolute
-/// residual |I1(x + u) - I0(x)| is below u's; the choice in ctrl->warm_taken. Three launches.
+/// residual |I1(x + u) - I0(x)| is below u's; the choice in ctrl->warm_taken. Three launches. The
+/// __half overload reads an F16 pyramid.
 cudaError_t launch_warm_enter(DPlane<const float> i0, DPlane<const float> i1, DPlane<float2> u,
+                              DPlane<const float2> warm, Ctrl* ctrl, cudaStream_t s);
+cudaError_t launch_warm_enter(DPlane<const __half> i0, DPlane<const __half> i1, DPlane<float2> u,
                               DPlane<const float2> warm, Ctrl* ctrl, cudaStream_t s);
 
 /// Exposure range matching (core/robust.hpp, tvl1_driver.cpp match_exposure), three launches,

@@ -282,13 +282,14 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->levels = dev_pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
                                  cfg, l->dims);
     const LevelDims& d0 = l->dims[0];
+    l->pyr_elem = half_pyramids(cfg, t) ? 2u : 4u;
     // One pyramid: every level back to back, each 256-byte aligned.
     Carver pyr;
     for (int lv = 0; lv < kMaxLevels; ++lv) {
         l->level_off[lv] = 0;
         if (lv >= l->levels) continue;
         std::size_t b = 0;
-        if (!plane(l->dims[lv], 4, &b)) return OF_ERR_OVERFLOW;
+        if (!plane(l->dims[lv], l->pyr_elem, &b)) return OF_ERR_OVERFLOW;
         l->level_off[lv] = pyr.take(b);
     }
     if (!pyr.ok) return OF_ERR_OVERFLOW;
@@ -323,9 +324,14 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->warm_bytes = 0;
     if (cfg.warm_start && !plane(l->dims[warm_level(l->levels)], 8, &l->warm_bytes)) return OF_ERR_OVERFLOW;
     l->warm = c.take(l->warm_bytes);
-    l->scratch = c.take(scratch);
+    // TV-L1 reuses its solver planes for the frame's scratch (the schedule: solve() converts,
+    // normalises and builds both pyramids before any level touches u, p, g or rc, and the
+    // output runs after the last level): scratch = u[0] (2 F32 planes, exactly its bytes), the
+    // normalisation's 3 planes from u[1] on, the output's 2 planes from px[0] on. Every slot is
+    // a whole number of 256-byte units (pitches are multiples of 64 elements), so the work
+    // planes lie back to back and those spans stay inside them (checked below).
+    l->scratch = tvl1 ? 0 : c.take(scratch);
     const bool sor = hs && cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
-    l->i1g = c.take(tvl1 ? f4 : 0);
     l->u[0] = c.take(f2);
     l->u[1] = c.take(f2);
     l->px[0] = c.take(tvl1 ? t2 : 0);
@@ -335,6 +341,18 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->g = c.take(tvl1 ? t2 : 0);
     l->rc = c.take(tvl1 ? f32 : 0);
     l->gr = c.take(!tvl1 || t.precision == OF_PRECISION_F16 ? 0 : f32);
+    l->work_end = tvl1 ? c.off : 0;
+    if (tvl1) {
+        std::size_t three = 0;
+        if (!mul(f32, 3, &three)) return OF_ERR_OVERFLOW;
+        l->scratch = l->u[0];
+        l->robust = l->u[1];
+        l->out_scratch = l->px[0];
+        if (l->u[1] != l->u[0] + f2 || l->robust + three > l->work_end || l->out_scratch + scratch > l->work_end)
+            return OF_ERR_INTERNAL; // the spans above left the solver planes: a layout bug
+    } else {
+        l->out_scratch = l->scratch;
+    }
     // HS / CLG: an SOR slot holds both half planes (each hs_half_pitch rows: dev_pitch(ceil(w/2))).
     std::size_t slot = t2, split = 0, tensor = 0;
     if (sor) {
@@ -360,7 +378,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->lk_tensor = c.take(lk ? f32x3 : 0);
     l->lk_conf = c.take(lk ? f32 : 0);
     l->lk_state = c.take(lk ? bytes : 0);
-    l->robust = hs ? l->hs_deriv : lk ? l->lk_box : l->i1g;
+    if (!tvl1) l->robust = hs ? l->hs_deriv : l->lk_box;
     l->ctrl = c.take(sizeof(Ctrl));
     std::size_t partial_bytes = 0;
     if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;

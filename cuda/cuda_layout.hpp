@@ -210,26 +210,31 @@ struct DevLayout {
     int levels;                      // at the maximum size
     LevelDims dims[kMaxLevels];      // at the maximum size, device pitches
     std::size_t level_off[kMaxLevels]; // level l inside a pyramid buffer
-    std::size_t pyr[2];              // F32 pyramids of both frames
+    std::size_t pyr_elem;            // bytes per pyramid element: 4 (F32), or 2 (F16) for TV-L1 at
+                                     // F16 precision (half_pyramids)
+    std::size_t pyr[2];              // pyramids of both frames
     std::size_t raw[2];              // uploaded host frames (packed rows of width*bpp)
     std::size_t raw_bytes;
     std::size_t warm;                // float2 flow of the warm level (core/schedule.hpp warm_level) kept
                                      // for the next pair of a stream (config.warm_start; else 0 bytes)
     std::size_t warm_bytes;
     std::size_t scratch;             // 2 F32 planes: converted frames (before the presmooth),
-                                     // then the blurred level before resampling
-    std::size_t i1g;                 // float4 (I1, I1x, I1y, 0) of frame 1 at the current level;
-                                     // before the first gradient of a frame also 3 F32 planes of
-                                     // the local normalisation (State::robust_scratch)
-    std::size_t u[2];                // float2 (u1, u2), ping-pong
+                                     // then the blurred level before resampling. TV-L1: the bytes
+                                     // of u[0] (nothing reads u before the pyramids are built)
+    std::size_t out_scratch;         // 2 F32 planes for the host output's packed rows after the
+                                     // solve. TV-L1: from px[0] on (free once the solve ends;
+                                     // the flow is in u); HS, LK: = scratch
+    std::size_t u[2];                // float2 (u1, u2), ping-pong; TV-L1: u[1] right after u[0]
     std::size_t px[2], py[2];        // T2 (p11, p21) and (p12, p22); [1] = [0] for GLOBAL
     std::size_t g;                   // T2 (I1wx, I1wy)
     std::size_t rc;                  // F32 rho_c
     std::size_t gr;                  // F32 |grad I1w|^2 (F32 precision only; else 0 bytes)
     std::size_t robust;              // 3 F32 planes of the local normalisation, free until a
-                                     // level's first stage reads the slot (TV-L1: i1g; HS: hs_deriv;
-                                     // LK: lk_box)
-    // HS / CLG (config.algorithm OF_ALGO_HS or OF_ALGO_CLG; every TV-L1 slot above from i1g to gr
+                                     // level's first stage reads the slot (TV-L1: from u[1] on,
+                                     // spanning into px[0]; HS: hs_deriv; LK: lk_box)
+    std::size_t work_end;            // TV-L1: end of u[0] .. gr, the region scratch, robust and
+                                     // out_scratch reuse (make_layout checks they fit); else 0
+    // HS / CLG (config.algorithm OF_ALGO_HS or OF_ALGO_CLG; every TV-L1 slot above from px to gr
     // is then 0 bytes, and these are 0 bytes for TV-L1). Slots are level-0 sized; an SOR solve
     // keeps its coefficient and increment planes in the split layout (hs_cuda.cuh: red half plane
     // at the slot's start, black after it, each hs_half_pitch(w) elements per row).
@@ -266,6 +271,13 @@ struct DevLayout {
                                      // (max_width x max_height floats, packed rows); 0 bytes otherwise
     std::size_t pinned_bytes;
 };
+
+/// Whether a context's pyramids are F16 (DevLayout::pyr_elem 2): TV-L1 with F16 storage. Its
+/// warp, texture rule and warm start read them widened to F32; the CPU levels of a split frame
+/// get them widened on the host. HS / CLG and LK keep F32 pyramids at either precision.
+inline bool half_pyramids(const of_config& cfg, const Tuning& t) {
+    return cfg.algorithm == OF_ALGO_TVL1 && t.precision == OF_PRECISION_F16;
+}
 
 /// OF_ERR_OVERFLOW when a size does not fit in size_t. Carves the buffers of cfg.algorithm's
 /// CUDA path (TV-L1's, HS/CLG's: is_variational, or LK's: is_lk).

@@ -84,15 +84,21 @@ struct State {
     // Typed views of the arena.
     Ctrl* ctrl() const { return reinterpret_cast<Ctrl*>(arena + lay.ctrl); }
     float* partials() const { return reinterpret_cast<float*>(arena + lay.partials); }
+    /// Pyramid level planes: pyr() for F32 pyramids, pyr_h() for F16 ones (half_pyr(); TV-L1 at
+    /// F16 precision, cuda_layout.hpp half_pyramids). Each caller picks by half_pyr().
+    bool half_pyr() const { return lay.pyr_elem == 2; }
     DPlane<float> pyr(int frame, int level, const LevelDims& d) const {
         return plane<float>(lay.pyr[frame] + lay.level_off[level], d);
+    }
+    DPlane<__half> pyr_h(int frame, int level, const LevelDims& d) const {
+        return plane<__half>(lay.pyr[frame] + lay.level_off[level], d);
     }
     DPlane<float> scratch(int i, const LevelDims& d) const {
         const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h) * 4;
         return plane<float>(lay.scratch + static_cast<std::size_t>(i) * plane0, d);
     }
-    /// F32 planes 0..2 of the local normalisation (mean, (I - mean)^2, variance): carved from
-    /// DevLayout::robust (a float4 slot: 4 level-0 F32 planes), which nothing reads before a
+    /// F32 planes 0..2 of the local normalisation (mean, (I - mean)^2, variance) from
+    /// DevLayout::robust on (at least 3 level-0 F32 planes), which nothing reads before a
     /// level's first stage.
     DPlane<float> robust_scratch(int i, const LevelDims& d) const {
         const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h) * 4;

@@ -2,7 +2,7 @@
 // (u1, u2) pairs converted per element by core/flow_format.hpp, the same integer code the CPU
 // paths run, so every path gives the same bits for the same F32 flow. One thread per pixel,
 // kPlaneBlockX x kPlaneBlockY blocks. Written into device or mapped output directly, or into
-// the scratch planes that host output then downloads (2 bytes per component).
+// the output scratch planes (DevLayout::out_scratch) that host output then downloads (2 bytes per component).
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_layout.hpp"
 #include "cuda/plane_launch.cuh"

@@ -74,15 +74,17 @@ __global__ void __launch_bounds__(kBX * kBY) k_blur_v(DPlane<const float> src, D
 
 // Both Gaussian passes in one kernel (blur_h_ref then blur_v_ref, bit for bit: no contraction in
 // this file): blur_tile.cuh has the tiling.
+// In / Out: float, or __half for an F16 pyramid level (read widened, written rounded once).
+template <class In>
 struct PlaneLoad {
-    DPlane<const float> src;
-    __device__ float operator()(int x, int y) const { return src.row(y)[x]; }
+    DPlane<const In> src;
+    __device__ float operator()(int x, int y) const { return pix(src.row(y)[x]); }
 };
 
-__global__ void __launch_bounds__(kBX * kBY) k_blur(DPlane<const float> src, DPlane<float> dst, Gaussian1D g,
-                                              int rows) {
+template <class In, class Out>
+__global__ void __launch_bounds__(kBX * kBY) k_blur(DPlane<const In> src, DPlane<Out> dst, Gaussian1D g, int rows) {
     extern __shared__ float sm[];
-    blur_tile(PlaneLoad{src}, src.w, src.h, dst, g, rows, sm);
+    blur_tile(PlaneLoad<In>{src}, src.w, src.h, dst, g, rows, sm);
 }
 
 // Rows per fused-blur tile: 32 while the shared memory fits every board's limit, else fewer.
@@ -120,7 +122,10 @@ __device__ __forceinline__ float lerp2(float a0, float a1, float b0, float b1, c
     return a + t.fy * (b - a);
 }
 
-__global__ void __launch_bounds__(kBX * kBY) k_resample(DPlane<const float> src, DPlane<float> dst) {
+// Out: float, or __half for an F16 pyramid level. At dst's own size it is an exact copy (every
+// weight 0): the F16 pyramid's level 0 without a presmooth.
+template <class Out>
+__global__ void __launch_bounds__(kBX * kBY) k_resample(DPlane<const float> src, DPlane<Out> dst) {
     int x, y;
     if (!plane_pixel(dst.w, dst.h, &x, &y)) return;
     const float sx = static_cast<float>(src.w) / static_cast<float>(dst.w);
@@ -129,7 +134,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_resample(DPlane<const float> src,
     const Taps t = taps(src, (static_cast<float>(x) + 0.5f) * sx - 0.5f, fy);
     const float* r0 = src.row(t.y0);
     const float* r1 = src.row(t.y1);
-    dst.row(y)[x] = lerp2(r0[t.x0], r0[t.x1], r1[t.x0], r1[t.x1], t);
+    dst.row(y)[x] = store_pix<Out>(lerp2(r0[t.x0], r0[t.x1], r1[t.x0], r1[t.x1], t));
 }
 
 __global__ void __launch_bounds__(kBX * kBY) k_upsample_flow(DPlane<const float2> src, DPlane<float2> dst,
@@ -144,18 +149,6 @@ __global__ void __launch_bounds__(kBX * kBY) k_upsample_flow(DPlane<const float2
     const float2* r1 = src.row(t.y1);
     const float2 a0 = r0[t.x0], a1 = r0[t.x1], b0 = r1[t.x0], b1 = r1[t.x1];
     dst.row(y)[x] = make_float2(mx * lerp2(a0.x, a1.x, b0.x, b1.x, t), my * lerp2(a0.y, a1.y, b0.y, b1.y, t));
-}
-
-// Gradient of I1 interleaved with I1 itself, (I1, I1x, I1y, 0) per pixel: the warp reads one
-// 16-byte element per bicubic tap.
-__global__ void __launch_bounds__(kBX * kBY) k_gradient(DPlane<const float> src, DPlane<float4> dst) {
-    int x, y;
-    if (!plane_pixel(src.w, src.h, &x, &y)) return;
-    const int w = src.w, h = src.h;
-    const float* c = src.row(y);
-    const float gx = 0.5f * (c[clampi(x + 1, 0, w - 1)] - c[clampi(x - 1, 0, w - 1)]);
-    const float gy = 0.5f * (src.row(clampi(y + 1, 0, h - 1))[x] - src.row(clampi(y - 1, 0, h - 1))[x]);
-    dst.row(y)[x] = make_float4(c[x], gx, gy, 0.0f);
 }
 
 __global__ void __launch_bounds__(kBX * kBY) k_write_planar(DPlane<const float2> src, float* u, float* v,
@@ -226,21 +219,39 @@ std::size_t blur_shared_bytes(int radius, int rows) {
     return th * static_cast<std::size_t>(32 + 2 * radius + 32) * sizeof(float);
 }
 
-cudaError_t launch_blur(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s) {
+namespace {
+
+template <class In, class Out>
+cudaError_t blur_launch(DPlane<const In> src, DPlane<Out> dst, const Gaussian1D& g, cudaStream_t s) {
     const int rows = blur_rows(g.radius);
     const dim3 grid(static_cast<unsigned>((dst.w + 31) / 32), static_cast<unsigned>((dst.h + rows - 1) / rows));
-    k_blur<<<grid, dim3(kBX, kBY), blur_shared_bytes(g.radius, rows), s>>>(src, dst, g, rows);
+    k_blur<In, Out><<<grid, dim3(kBX, kBY), blur_shared_bytes(g.radius, rows), s>>>(src, dst, g, rows);
     return cudaGetLastError();
+}
+
+template <class Out>
+cudaError_t resample_launch(DPlane<const float> src, DPlane<Out> dst, cudaStream_t s) {
+    k_resample<Out><<<plane_grid(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+cudaError_t launch_blur(DPlane<const float> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s) {
+    return blur_launch(src, dst, g, s);
+}
+cudaError_t launch_blur(DPlane<const float> src, DPlane<__half> dst, const Gaussian1D& g, cudaStream_t s) {
+    return blur_launch(src, dst, g, s);
+}
+cudaError_t launch_blur(DPlane<const __half> src, DPlane<float> dst, const Gaussian1D& g, cudaStream_t s) {
+    return blur_launch(src, dst, g, s);
 }
 
 cudaError_t launch_resample(DPlane<const float> src, DPlane<float> dst, cudaStream_t s) {
-    k_resample<<<plane_grid(dst.w, dst.h), dim3(kBX, kBY), 0, s>>>(src, dst);
-    return cudaGetLastError();
+    return resample_launch(src, dst, s);
 }
-
-cudaError_t launch_gradient(DPlane<const float> src, DPlane<float4> dst, cudaStream_t s) {
-    k_gradient<<<plane_grid(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, dst);
-    return cudaGetLastError();
+cudaError_t launch_resample(DPlane<const float> src, DPlane<__half> dst, cudaStream_t s) {
+    return resample_launch(src, dst, s);
 }
 
 cudaError_t launch_upsample_flow(DPlane<const float2> src, DPlane<float2> dst, float mx, float my,
@@ -274,10 +285,12 @@ void list_pyramid_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_nonfinite), "nonfinite");
     l->add(reinterpret_cast<const void*>(&k_blur_h), "blur_h");
     l->add(reinterpret_cast<const void*>(&k_blur_v), "blur_v");
-    l->add(reinterpret_cast<const void*>(&k_blur), "blur");
-    l->add(reinterpret_cast<const void*>(&k_resample), "resample");
+    l->add(reinterpret_cast<const void*>(&k_blur<float, float>), "blur");
+    l->add(reinterpret_cast<const void*>(&k_blur<float, __half>), "blur_to_f16");
+    l->add(reinterpret_cast<const void*>(&k_blur<__half, float>), "blur_from_f16");
+    l->add(reinterpret_cast<const void*>(&k_resample<float>), "resample");
+    l->add(reinterpret_cast<const void*>(&k_resample<__half>), "resample_to_f16");
     l->add(reinterpret_cast<const void*>(&k_upsample_flow), "upsample_flow");
-    l->add(reinterpret_cast<const void*>(&k_gradient), "gradient");
     l->add(reinterpret_cast<const void*>(&k_write_planar), "write_planar");
     l->add(reinterpret_cast<const void*>(&k_fill_rows), "fill_rows");
     l->add(reinterpret_cast<const void*>(&k_write_validity), "write_validity");

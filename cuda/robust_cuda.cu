@@ -62,19 +62,21 @@ __global__ void __launch_bounds__(kBX * kBY) k_robust_combine(DPlane<const float
 // Block (b, l - 1) sums gx^2 + gy^2 (float, as texture_energy_ref forms it) over rows
 // b, b + kTexBlocks, ... of level l in double: each thread its columns left to right, row
 // after row, then block_sum. Every block writes its slot (0 when it has no rows).
+// P: the pyramid's element (float, or __half for an F16 pyramid: TexLevels::half).
+template <class P>
 __global__ void __launch_bounds__(kTexThreads) k_texture_partial(TexLevels t, double* partials) {
     __shared__ double sh[32];
     const int l = static_cast<int>(blockIdx.y) + 1, b = static_cast<int>(blockIdx.x);
     const int w = t.w[l], h = t.h[l];
-    const DPlane<const float> p{t.p[l], w, h, t.pitch[l]};
+    const DPlane<const P> p{static_cast<const P*>(t.p[l]), w, h, t.pitch[l]};
     double acc = 0.0;
     for (int y = b; y < h; y += kTexBlocks) {
-        const float* r = p.row(y);
-        const float* up = p.row(y > 0 ? y - 1 : 0);
-        const float* dn = p.row(y + 1 < h ? y + 1 : h - 1);
+        const P* r = p.row(y);
+        const P* up = p.row(y > 0 ? y - 1 : 0);
+        const P* dn = p.row(y + 1 < h ? y + 1 : h - 1);
         for (int x = static_cast<int>(threadIdx.x); x < w; x += kTexThreads) {
-            const float gx = 0.5f * (r[x + 1 < w ? x + 1 : w - 1] - r[x > 0 ? x - 1 : 0]);
-            const float gy = 0.5f * (dn[x] - up[x]);
+            const float gx = 0.5f * (pix(r[x + 1 < w ? x + 1 : w - 1]) - pix(r[x > 0 ? x - 1 : 0]));
+            const float gy = 0.5f * (pix(dn[x]) - pix(up[x]));
             acc += static_cast<double>(gx * gx + gy * gy);
         }
     }
@@ -228,8 +230,11 @@ cudaError_t launch_robust_combine(DPlane<const float> src, DPlane<const float> m
 
 cudaError_t launch_texture_top(const TexLevels& t, double* partials, double min_texture, int* top, cudaStream_t s) {
     if (t.levels > 1) {
-        k_texture_partial<<<dim3(static_cast<unsigned>(kTexBlocks), static_cast<unsigned>(t.levels - 1)),
-                            dim3(kTexThreads), 0, s>>>(t, partials);
+        const dim3 grid(static_cast<unsigned>(kTexBlocks), static_cast<unsigned>(t.levels - 1));
+        if (t.half)
+            k_texture_partial<__half><<<grid, dim3(kTexThreads), 0, s>>>(t, partials);
+        else
+            k_texture_partial<float><<<grid, dim3(kTexThreads), 0, s>>>(t, partials);
         const cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
     }
@@ -258,7 +263,8 @@ cudaError_t launch_finish_level(DPlane<float2> u, int level, const int* top, int
 void list_robust_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_robust_sq), "robust_sq");
     l->add(reinterpret_cast<const void*>(&k_robust_combine), "robust_combine");
-    l->add(reinterpret_cast<const void*>(&k_texture_partial), "texture_partial");
+    l->add(reinterpret_cast<const void*>(&k_texture_partial<float>), "texture_partial");
+    l->add(reinterpret_cast<const void*>(&k_texture_partial<__half>), "texture_partial_f16");
     l->add(reinterpret_cast<const void*>(&k_texture_top), "texture_top");
     l->add(reinterpret_cast<const void*>(&k_median_flow<1>), "median_flow_3");
     l->add(reinterpret_cast<const void*>(&k_median_flow<2>), "median_flow_5");

@@ -19,16 +19,18 @@ dim3 grid_for(int w, int h) {
 }
 
 // Bilinear sample of p at (x, y), coordinates clamped to the plane (core/stream.cpp sample()).
-__device__ float warm_sample(DPlane<const float> p, float x, float y) {
+// P: the pyramid's element (float, or __half for an F16 pyramid; read widened).
+template <class P>
+__device__ float warm_sample(DPlane<const P> p, float x, float y) {
     const float cx = fminf(fmaxf(x, 0.0f), static_cast<float>(p.w - 1));
     const float cy = fminf(fmaxf(y, 0.0f), static_cast<float>(p.h - 1));
     const int x0 = static_cast<int>(cx), y0 = static_cast<int>(cy);
     const int x1 = x0 + 1 < p.w ? x0 + 1 : x0, y1 = y0 + 1 < p.h ? y0 + 1 : y0;
     const float ax = cx - static_cast<float>(x0), ay = cy - static_cast<float>(y0);
-    const float* r0 = p.row(y0);
-    const float* r1 = p.row(y1);
-    const float top = r0[x0] + ax * (r0[x1] - r0[x0]);
-    const float bot = r1[x0] + ax * (r1[x1] - r1[x0]);
+    const P* r0 = p.row(y0);
+    const P* r1 = p.row(y1);
+    const float top = pix(r0[x0]) + ax * (pix(r0[x1]) - pix(r0[x0]));
+    const float bot = pix(r1[x0]) + ax * (pix(r1[x1]) - pix(r1[x0]));
     return top + ay * (bot - top);
 }
 
@@ -47,18 +49,19 @@ __device__ double block_sum(double v, double* sh) {
 
 // Block b sums rows b, b + kWarmBlocks, ...: part[b] the cold start's, part[kWarmBlocks + b] the
 // kept flow's.
-__global__ void k_warm_residual(DPlane<const float> i0, DPlane<const float> i1, DPlane<const float2> cold,
+template <class P>
+__global__ void k_warm_residual(DPlane<const P> i0, DPlane<const P> i1, DPlane<const float2> cold,
                                 DPlane<const float2> warm, double* part) {
     __shared__ double sh[kWarmThreads];
     double sc = 0.0, sw = 0.0;
     for (int y = blockIdx.x; y < i0.h; y += gridDim.x) {
-        const float* a = i0.row(y);
+        const P* a = i0.row(y);
         const float2* c = cold.row(y);
         const float2* k = warm.row(y);
         for (int x = threadIdx.x; x < i0.w; x += blockDim.x) {
             const float fx = static_cast<float>(x), fy = static_cast<float>(y);
-            sc += fabs(static_cast<double>(warm_sample(i1, fx + c[x].x, fy + c[x].y) - a[x]));
-            sw += fabs(static_cast<double>(warm_sample(i1, fx + k[x].x, fy + k[x].y) - a[x]));
+            sc += fabs(static_cast<double>(warm_sample(i1, fx + c[x].x, fy + c[x].y) - pix(a[x])));
+            sw += fabs(static_cast<double>(warm_sample(i1, fx + k[x].x, fy + k[x].y) - pix(a[x])));
         }
     }
     sc = block_sum(sc, sh);
@@ -88,16 +91,31 @@ __global__ void k_warm_select(DPlane<float2> u, DPlane<const float2> warm, const
 
 static_assert(kWarmBlocks <= kWarmThreads, "k_warm_decide sums the partials with one block");
 
-cudaError_t launch_warm_enter(DPlane<const float> i0, DPlane<const float> i1, DPlane<float2> u,
-                              DPlane<const float2> warm, Ctrl* ctrl, cudaStream_t s) {
-    k_warm_residual<<<kWarmBlocks, kWarmThreads, 0, s>>>(i0, i1, {u.p, u.w, u.h, u.pitch}, warm, ctrl->warm_part);
+namespace {
+
+template <class P>
+cudaError_t warm_enter(DPlane<const P> i0, DPlane<const P> i1, DPlane<float2> u, DPlane<const float2> warm, Ctrl* ctrl,
+                       cudaStream_t s) {
+    k_warm_residual<P><<<kWarmBlocks, kWarmThreads, 0, s>>>(i0, i1, {u.p, u.w, u.h, u.pitch}, warm, ctrl->warm_part);
     k_warm_decide<<<1, kWarmThreads, 0, s>>>(ctrl->warm_part, &ctrl->warm_ready, &ctrl->warm_taken);
     k_warm_select<<<grid_for(u.w, u.h), dim3(kBX, kBY), 0, s>>>(u, warm, &ctrl->warm_taken);
     return cudaGetLastError();
 }
 
+} // namespace
+
+cudaError_t launch_warm_enter(DPlane<const float> i0, DPlane<const float> i1, DPlane<float2> u,
+                              DPlane<const float2> warm, Ctrl* ctrl, cudaStream_t s) {
+    return warm_enter(i0, i1, u, warm, ctrl, s);
+}
+cudaError_t launch_warm_enter(DPlane<const __half> i0, DPlane<const __half> i1, DPlane<float2> u,
+                              DPlane<const float2> warm, Ctrl* ctrl, cudaStream_t s) {
+    return warm_enter(i0, i1, u, warm, ctrl, s);
+}
+
 void list_warm_kernels(KernelList* l) {
-    l->add(reinterpret_cast<const void*>(&k_warm_residual), "warm_residual");
+    l->add(reinterpret_cast<const void*>(&k_warm_residual<float>), "warm_residual");
+    l->add(reinterpret_cast<const void*>(&k_warm_residual<__half>), "warm_residual_f16");
     l->add(reinterpret_cast<const void*>(&k_warm_decide), "warm_decide");
     l->add(reinterpret_cast<const void*>(&k_warm_select), "warm_select");
 }

@@ -1,6 +1,10 @@
 // TV-L1 warp stage on the device (tvl1_warp_ref): bicubic (Keys, a = -0.5) samples of I1, I1x,
-// I1y at x + u with clamped taps (one float4 (I1, I1x, I1y, 0) load per tap, k_gradient's plane), then the constants of the inner iterations: g = (I1wx, I1wy)
+// I1y at x + u with clamped taps, then the constants of the inner iterations: g = (I1wx, I1wy)
 // in the storage type, |g|^2 (F32 storage only) and rho_c = I1w - I1wx u1 - I1wy u2 - I0.
+// The gradient is taken here, at each tap, from the level's I1 plane (central differences with
+// gradient_ref's clamps and operations: no gradient plane is stored, and the F32 result is bit
+// for bit what sampling a stored gradient plane gave). The pyramid planes are F32, or F16 with
+// F16 storage (read widened; the arithmetic is F32 either way).
 // Where x + u leaves the image ([0, w-1] x [0, h-1]) there is no data term: g = 0, rho_c = 0.
 // With F16 storage rho_c is formed from the stored (rounded) g, so that rho(u0) = I1w - I0
 // exactly as the iterations see it. I1w itself is not stored (nothing reads it).
@@ -17,20 +21,25 @@ template <class T2>
 __global__ void __launch_bounds__(kBX * kBY) k_warp(WarpArgs<T2> a) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    const int w = a.i1g.w, h = a.i1g.h;
+    const int w = a.i1.w, h = a.i1.h;
     if (x >= w || y >= h) return;
     const float2 u = a.u.row(y)[x];
     const BicubicTaps tp = bicubic_taps(x, y, u, w, h);
     float s = 0.0f, sx = 0.0f, sy = 0.0f;
     for (int j = 0; j < 4; ++j) {
         const int ry = clampi(tp.iy - 1 + j, 0, h - 1);
-        const float4* r = a.i1g.row(ry);
+        const auto* r = a.i1.row(ry);
+        const auto* up = a.i1.row(clampi(ry - 1, 0, h - 1));
+        const auto* dn = a.i1.row(clampi(ry + 1, 0, h - 1));
         float t = 0.0f, tx = 0.0f, ty = 0.0f;
         for (int i = 0; i < 4; ++i) {
-            const float4 v = r[tp.cx[i]];
-            t += tp.wx[i] * v.x;
-            tx += tp.wx[i] * v.y;
-            ty += tp.wx[i] * v.z;
+            const int c = tp.cx[i];
+            const float v = pix(r[c]);
+            const float vx = 0.5f * (pix(r[clampi(c + 1, 0, w - 1)]) - pix(r[clampi(c - 1, 0, w - 1)]));
+            const float vy = 0.5f * (pix(dn[c]) - pix(up[c]));
+            t += tp.wx[i] * v;
+            tx += tp.wx[i] * vx;
+            ty += tp.wx[i] * vy;
         }
         s += tp.wy[j] * t;
         sx += tp.wy[j] * tx;
@@ -42,14 +51,14 @@ __global__ void __launch_bounds__(kBX * kBY) k_warp(WarpArgs<T2> a) {
     const float2 gs = Pair<T2>::to_f2(g); // what the iterations will read
     a.g.row(y)[x] = g;
     if (!Pair<T2>::kHalf) a.gr.row(y)[x] = gs.x * gs.x + gs.y * gs.y;
-    a.rc.row(y)[x] = inside ? s - gs.x * u.x - gs.y * u.y - a.i0.row(y)[x] : 0.0f;
+    a.rc.row(y)[x] = inside ? s - gs.x * u.x - gs.y * u.y - pix(a.i0.row(y)[x]) : 0.0f;
 }
 
 } // namespace
 
 template <class T2>
 cudaError_t launch_warp(const WarpArgs<T2>& a, cudaStream_t s) {
-    const dim3 g(static_cast<unsigned>((a.i1g.w + kBX - 1) / kBX), static_cast<unsigned>((a.i1g.h + kBY - 1) / kBY));
+    const dim3 g(static_cast<unsigned>((a.i1.w + kBX - 1) / kBX), static_cast<unsigned>((a.i1.h + kBY - 1) / kBY));
     k_warp<T2><<<g, dim3(kBX, kBY), 0, s>>>(a);
     return cudaGetLastError();
 }

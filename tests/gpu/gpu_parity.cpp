@@ -657,10 +657,14 @@ void test_split() {
             const double da = max_diff(f.extract(), fa.extract()), d = max_diff(f.extract(), g.extract());
             const of_info a = info_of(ctx), b = info_of(rctx);
             const bool one_level = a.last_levels == 1;
+            // The xavier table's automatic precision is F16 for TV-L1: its pyramids, g and duals
+            // are stored in half (the growth test's F16 runs differ from the reference by about
+            // 0.025 px at 160x120 without a split), so it is held to 0.05 px; F32 to 1e-2.
+            const double tol = a.precision == OF_PRECISION_F16 ? 0.05 : 1e-2;
             if (one_level)
                 CHECK_MSG(da == 0.0, "%s: one level, yet %.3g px from the all-CUDA flow", what, da);
             else
-                CHECK_MSG(d <= 1e-2, "%s: max |flow - reference| %.3g px > 1e-2", what, d);
+                CHECK_MSG(d <= tol, "%s: max |flow - reference| %.3g px > %.0e (%s)", what, d, tol, precision_str(a.precision));
             CHECK_MSG(a.last_iterations == b.last_iterations, "%s: %llu iterations vs %llu", what,
                       static_cast<unsigned long long>(a.last_iterations), static_cast<unsigned long long>(b.last_iterations));
             std::printf("  %-28s %u level(s): max|d| vs all-CUDA %.3g, vs reference %.3g\n", what, a.last_levels, da, d);

@@ -151,7 +151,6 @@ const Fixed kFixed[] = {
     {"k_blur", kPlane, cuda::kMaxDynamicShared}, // blur_rows keeps the tile within it
     {"k_resample", kPlane, 0},
     {"k_upsample_flow", kPlane, 0},
-    {"k_gradient", kPlane, 0},
     {"k_write_planar", kPlane, 0},
     {"k_fill_rows", kPlane, 0},
     {"k_warp", kPlane, 0},
@@ -167,7 +166,6 @@ const Fixed kFixed[] = {
     {"k_exposure_match", 1, 0},
     {"hooks::k_pack", kPlane, 0}, // self-test and bench hooks (cuda_bench.cu)
     {"hooks::k_unpack", kPlane, 0},
-    {"hooks::k_pack4", kPlane, 0},
     {"hooks::k_unpack4", kPlane, 0},
     // HS / CLG per-warp stages (hs_stages_cuda.cu, hs_jacobi_cuda.cu; hs_cuda.cuh).
     {"k_hs_warp_image", kPlane, 0},
