@@ -219,6 +219,57 @@ of_status explain_loaded(const of_config& c, of_info* info, const ErrorSink& err
     return s == OF_OK ? explain(c, &table.board, info, err) : s;
 }
 
+// *c := *cfg without its arenas, checked: a query or an explanation allocates nothing, so a caller
+// arena's size does not matter to it. cfg NULL: check_config's error.
+of_status checked_without_arenas(const of_config* cfg, of_config* c, const ErrorSink& err) {
+    if (cfg) {
+        *c = *cfg;
+        c->host_arena = nullptr;
+        c->device_arena = nullptr;
+    }
+    return oflow::check_config(cfg ? c : nullptr, err);
+}
+
+// of_explain_buffers: the selection of_explain reports for c (loaded: config.tuning_path's table,
+// or NULL), its buffers into out.
+of_status explain_buffers(const of_config& c, const oflow::platform::BoardTable* loaded, of_buffer_info* out,
+                          uint32_t capacity, uint32_t* count, const ErrorSink& err) {
+    oflow::Selection sel;
+    const of_status s = oflow::select_and_plan(c, sizeof(of_context), loaded, oflow::SelectFor::kExplain, err, &sel);
+    if (s != OF_OK) return s;
+    uint32_t n = 0;
+    const auto put = [&](const char* name, const char* holds, of_buffer_block block, std::size_t off, std::size_t bytes) {
+        if (bytes == 0) return;
+        if (n < capacity) out[n] = of_buffer_info{name, holds, block, off, bytes};
+        ++n;
+    };
+    if (sel.memory_planned) {
+        for (int i = 0; i < oflow::kHostBufCount; ++i) {
+            const oflow::BufferSpec& b = sel.plan.host[i];
+            put(b.name, oflow::host_buffer_holds(i), OF_BLOCK_HOST, b.offset, b.bytes);
+        }
+        for (int i = 0; i < sel.pinned_count; ++i)
+            put(sel.pinned_rows[i].name, sel.pinned_rows[i].holds, OF_BLOCK_STAGING, sel.pinned_rows[i].offset,
+                sel.pinned_rows[i].bytes);
+        for (int i = 0; i < sel.device_count; ++i)
+            put(sel.device_rows[i].name, sel.device_rows[i].holds, OF_BLOCK_DEVICE, sel.device_rows[i].offset,
+                sel.device_rows[i].bytes);
+    }
+    *count = n;
+    return OF_OK;
+}
+
+// With config.tuning_path: the table (about 60 KB) lives in this frame only.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+of_status explain_buffers_loaded(const of_config& c, of_buffer_info* out, uint32_t capacity, uint32_t* count,
+                                 const ErrorSink& err) {
+    oflow::platform::LoadedTable table;
+    const of_status s = oflow::load_tuning_table(c.tuning_path, &table, err);
+    return s == OF_OK ? explain_buffers(c, &table.board, out, capacity, count, err) : s;
+}
+
 } // namespace
 
 extern "C" {
@@ -243,12 +294,7 @@ OF_API of_status of_query_memory(const of_config* cfg, of_memory* need) {
             return err.fail(OF_ERR_STRUCT_SIZE, "of_memory: struct_size %u, this library expects %u",
                             need->struct_size, static_cast<unsigned>(sizeof(of_memory)));
         of_config c;
-        if (cfg) { // the arena is not needed for a query: ignore a caller arena's size
-            c = *cfg;
-            c.host_arena = nullptr;
-            c.device_arena = nullptr;
-        }
-        of_status s = oflow::check_config(cfg ? &c : nullptr, err);
+        of_status s = checked_without_arenas(cfg, &c, err);
         if (s != OF_OK) return s;
         oflow::Selection sel;
         s = oflow::select_for_config(c, sizeof(of_context), err, &sel);
@@ -339,16 +385,26 @@ OF_API of_status of_explain(const of_config* cfg, of_info* info) {
             return err.fail(OF_ERR_STRUCT_SIZE, "of_info: struct_size %u, this library expects %u",
                             info->struct_size, static_cast<unsigned>(sizeof(of_info)));
         of_config c;
-        if (cfg) { // nothing is allocated: a caller arena's size does not matter
-            c = *cfg;
-            c.host_arena = nullptr;
-            c.device_arena = nullptr;
-        }
-        of_status s = oflow::check_config(cfg ? &c : nullptr, err);
+        const of_status s = checked_without_arenas(cfg, &c, err);
         if (s != OF_OK) return s;
         return c.tuning_path ? explain_loaded(c, info, err) : explain(c, nullptr, info, err);
     } catch (...) {
         return err.fail(OF_ERR_INTERNAL, "of_explain: unexpected exception");
+    }
+}
+
+OF_API of_status of_explain_buffers(const of_config* cfg, of_buffer_info* out, uint32_t capacity, uint32_t* count) {
+    const ErrorSink err = thread_sink();
+    try {
+        if (!count) return err.fail(OF_ERR_NULL_POINTER, "of_explain_buffers: count is NULL");
+        if (!out && capacity > 0) return err.fail(OF_ERR_NULL_POINTER, "of_explain_buffers: out is NULL with capacity %u", capacity);
+        of_config c;
+        const of_status s = checked_without_arenas(cfg, &c, err);
+        if (s != OF_OK) return s;
+        return c.tuning_path ? explain_buffers_loaded(c, out, capacity, count, err)
+                             : explain_buffers(c, nullptr, out, capacity, count, err);
+    } catch (...) {
+        return err.fail(OF_ERR_INTERNAL, "of_explain_buffers: unexpected exception");
     }
 }
 

@@ -590,6 +590,31 @@ OF_API void of_selftest_options_init(of_selftest_options* opt);
  *  for is unavailable). */
 OF_API of_status of_selftest(const of_selftest_options* opt, of_selftest_report* report);
 
+/** The block a buffer of of_explain_buffers lies in. */
+typedef enum of_buffer_block {
+    OF_BLOCK_HOST = 0,    /**< the host arena (of_memory.host_bytes) */
+    OF_BLOCK_STAGING = 1, /**< the CUDA path's pinned staging: itself the host buffer "staging" */
+    OF_BLOCK_DEVICE = 2   /**< the device arena (of_memory.device_bytes) */
+} of_buffer_block;
+
+/** One buffer of a context's plan. */
+typedef struct of_buffer_info {
+    const char* name;     /**< static string: "pyr[0]", "u[0]", "staging", ... */
+    const char* holds;    /**< static string: what it holds and for how long; a buffer that reuses
+                               another's bytes (the schedule frees them in time) says which */
+    of_buffer_block block;
+    uint64_t offset;      /**< bytes from the start of its block */
+    uint64_t bytes;       /**< padding to the next buffer's alignment included */
+} of_buffer_info;
+
+/** Every buffer of the plan of_explain reports for cfg, with a nonzero size: the host arena's,
+ *  then (CUDA) the staging's and the device arena's. Fills out[0 .. min(capacity, n) - 1] and
+ *  sets *count = n (call with capacity 0 and out NULL to learn n; 64 always suffices). Buffers
+ *  that reuse another's bytes are listed too, so the bytes of a block's rows may add up to more
+ *  than the block. Validation, errors and allocation as of_explain's; where of_explain reports
+ *  host_bytes 0 (a CUDA backend this build lacks: an explained Jetson) *count is 0. */
+OF_API of_status of_explain_buffers(const of_config* cfg, of_buffer_info* out, uint32_t capacity, uint32_t* count);
+
 #ifdef __cplusplus
 }
 #endif

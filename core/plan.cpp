@@ -65,6 +65,29 @@ int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims) {
     return levels;
 }
 
+const char* host_buffer_holds(int id) {
+    switch (id) {
+    case kBufContext: return "the context object";
+    case kBufPyr0: return "CPU path: frame 0's pyramid, the CPU's levels (the frame)";
+    case kBufPyr1: return "CPU path: frame 1's pyramid, the CPU's levels (the frame)";
+    case kBufU1: return "CPU path: flow u1 at the current level";
+    case kBufU2: return "CPU path: flow u2 at the current level";
+    case kBufTmp: return "CPU path: the separable blur's scratch";
+    case kBufPrevU1: return "CPU path: the coarser level's u1";
+    case kBufPrevU2: return "CPU path: the coarser level's u2";
+    case kBufBandSums: return "one 64-byte slot per thread band (reductions)";
+    case kBufCudaState: return "CUDA path: its state (streams, events, graph handles)";
+    case kBufStaging: return "CUDA path: the pinned staging (frames up, flow down; its regions are listed too)";
+    case kBufTable: return "the board table read from config.tuning_path";
+    case kBufSplitFlow: return "CUDA split: the CPU levels' flow on its way up";
+    case kBufStreamFrame: return "CPU path: a stream's previous frame, as given (between calls)";
+    case kBufWarmU1: return "CPU path: the warm level's u1 kept for a stream's next pair";
+    case kBufWarmU2: return "CPU path: the warm level's u2 kept for a stream's next pair";
+    case kBufExposureHist: return "CPU path: exposure histograms per thread band";
+    default: return "CPU path: the algorithm's work plane";
+    }
+}
+
 of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     Plan& p = *plan;
     p.backend = in.backend;

@@ -96,6 +96,9 @@ struct Plan {
     std::size_t device_bytes; // device arena (CUDA only)
 };
 
+/// What host buffer id (a HostBuf) holds, for of_explain_buffers: a static string.
+const char* host_buffer_holds(int id);
+
 /// Builds the plan for a validated config (its algorithm registered: core/algorithm.hpp). The
 /// CPU planes are planned for the CPU backends only; the CUDA backend keeps its planes in the
 /// device arena. Returns OF_ERR_OVERFLOW when a size does not fit in size_t,

@@ -331,13 +331,17 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     o.memory_planned = true;
     if (backend == OF_BACKEND_CUDA) {
         if (alg->cuda) {
-            cuda::Need need{0, 0, 0, 0};
+            cuda::Need need{};
             s = alg->cuda->plan(o.cfg, &o.launch, &need, err);
             if (s != OF_OK) return s;
             in.cuda_state_bytes = need.state_bytes;
             in.pinned_bytes = need.pinned_bytes;
             in.device_bytes = need.device_bytes;
             o.stream_device_bytes = need.stream_bytes;
+            for (int i = 0; i < need.device_count; ++i) o.device_rows[i] = need.device_rows[i];
+            for (int i = 0; i < need.pinned_count; ++i) o.pinned_rows[i] = need.pinned_rows[i];
+            o.device_count = need.device_count;
+            o.pinned_count = need.pinned_count;
         } else {
             o.memory_planned = false; // only with gpu_assumed: nothing in this build could run it
         }

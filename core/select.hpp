@@ -83,6 +83,12 @@ struct Selection {
     std::uint32_t iterations;          // per warp and level (== cfg.iterations)
     double predicted_ms;               // platform::frame_ms at that count; 0 without a row
     std::size_t stream_device_bytes;   // cuda::Need::stream_bytes (CUDA backend), else 0
+    // The CUDA path's buffers (cuda::Need::device_rows / pinned_rows; counts 0 without CUDA):
+    // of_explain_buffers lists them.
+    cuda::LayoutRow device_rows[cuda::kMaxLayoutRows];
+    int device_count;
+    cuda::LayoutRow pinned_rows[cuda::kMaxLayoutRows];
+    int pinned_count;
     char reason[160];
 };
 

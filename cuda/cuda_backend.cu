@@ -177,6 +177,7 @@ of_status plan_with(of_status (*resolve)(const of_config&, const LaunchDefaults*
     need->pinned_bytes = l.pinned_bytes;
     need->state_bytes = sizeof(State);
     need->stream_bytes = l.raw_bytes + l.warm_bytes;
+    layout_rows(l, need->device_rows, &need->device_count, need->pinned_rows, &need->pinned_count);
     return OF_OK;
 }
 

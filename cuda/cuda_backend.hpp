@@ -67,6 +67,11 @@ struct Need {
     std::size_t state_bytes;  // sizeof(State), placed in the host arena
     std::size_t stream_bytes; // of device_bytes: what a stream keeps (the uploaded-frame slot that holds the
                               // previous frame, and the warm flow)
+    // Every buffer (layout_rows): of the device arena, and of the pinned staging (of_explain_buffers).
+    LayoutRow device_rows[kMaxLayoutRows];
+    int device_count;
+    LayoutRow pinned_rows[kMaxLayoutRows];
+    int pinned_count;
 };
 
 /// What the CUDA path needs for a validated cfg whose backend resolved to CUDA; defaults (may be

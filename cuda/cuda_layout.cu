@@ -400,5 +400,104 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     return OF_OK;
 }
 
+void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinned, int* npinned) {
+    const std::size_t plane0 = static_cast<std::size_t>(l.dims[0].pitch) * static_cast<std::size_t>(l.dims[0].h);
+    const std::size_t pyr_bytes = l.pyr[1] - l.pyr[0];
+    const bool tvl1 = l.work_end != 0;
+    const bool pingpong = l.px[1] != l.px[0];
+    // Bytes of each carved slot: the next slot's offset minus its own (slots are carved in this
+    // order; zero-sized ones share the next offset).
+    struct Slot {
+        const char* name;
+        const char* holds;
+        std::size_t off;
+        bool carved; // false: it reuses another slot's bytes (size given)
+        std::size_t bytes;
+    };
+    const bool f16p = l.pyr_elem == 2;
+    const Slot slots[] = {
+        {"pyr[0]", f16p ? "frame 0's pyramid, every level, F16 (the frame)" : "frame 0's pyramid, every level, F32 (the frame)",
+         l.pyr[0], true, 0},
+        {"pyr[1]", f16p ? "frame 1's pyramid, every level, F16 (the frame)" : "frame 1's pyramid, every level, F32 (the frame)",
+         l.pyr[1], true, 0},
+        {"raw[0]", "an uploaded frame as given; a stream keeps its previous frame in one of the two", l.raw[0], true, 0},
+        {"raw[1]", "the other uploaded frame", l.raw[1], true, 0},
+        {"warm", "the warm level's flow kept for a stream's next pair (config.warm_start)", l.warm, true, 0},
+        {"scratch", tvl1 ? "2 F32 planes: the converted frames, then the level blurs; reuses u[0]"
+                         : "2 F32 planes: the converted frames, then the level blurs, then the host output",
+         l.scratch, !tvl1, tvl1 ? plane0 * 8 : 0},
+        {"u[0]", "float2 flow (u1, u2), ping-pong (the solve)", l.u[0], true, 0},
+        {"u[1]", "float2 flow, the other half of the ping-pong", l.u[1], true, 0},
+        {"px[0]", "dual pair (p11, p21) (per level)", l.px[0], true, 0},
+        {"py[0]", "dual pair (p12, p22) (per level)", l.py[0], true, 0},
+        {"px[1]", "dual pair, ping-pong", pingpong ? l.px[1] : 0, pingpong, 0},
+        {"py[1]", "dual pair, ping-pong", pingpong ? l.py[1] : 0, pingpong, 0},
+        {"g", "warped gradient (I1wx, I1wy) (per warp)", l.g, true, 0},
+        {"rc", "F32 rho_c (per warp)", l.rc, true, 0},
+        {"gr", "F32 |grad I1w|^2 (per warp; F32 storage only)", l.gr, true, 0},
+        {"robust", "3 F32 planes of the local normalisation (before the pyramids); reuses u[1] and px[0]", tvl1 ? l.robust : 0,
+         false, tvl1 ? plane0 * 12 : 0},
+        {"out_scratch", "2 F32 planes: the host output's packed rows (after the solve); reuses px[0] onwards",
+         tvl1 ? l.out_scratch : 0, false, tvl1 ? plane0 * 8 : 0},
+        {"hs_i1w", "HS/CLG: F32 frame 1 warped (per warp)", l.hs_i1w, true, 0},
+        {"hs_deriv", "HS/CLG: float4 (Ix, Iy, It) (per warp); the local normalisation's scratch before", l.hs_deriv, true, 0},
+        {"hs_tensor", "CLG: the smoothed tensor's channels (per warp)", l.hs_tensor, true, 0},
+        {"hs_coef[0]", "HS/CLG: coefficient pairs, diagonal (per warp)", l.hs_coef[0], true, 0},
+        {"hs_coef[1]", "HS/CLG: coefficient pairs, off-diagonal (per warp)", l.hs_coef[1], true, 0},
+        {"hs_coef[2]", "HS/CLG: coefficient pairs, right-hand side (per warp)", l.hs_coef[2], true, 0},
+        {"hs_du[0]", "HS/CLG: increment (du, dv), ping-pong", l.hs_du[0], true, 0},
+        {"hs_du[1]", "HS/CLG: increment, the other half of the ping-pong", l.hs_du[1], true, 0},
+        {"lk_g", "LK: frame 0's gradient pairs (per level)", l.lk_g, true, 0},
+        {"lk_box", "LK: 4 F32 planes of box sums (per level); the local normalisation's scratch before", l.lk_box, true, 0},
+        {"lk_tensor", "LK: 3 F32 planes, the tensor or -G^-1 (per level)", l.lk_tensor, true, 0},
+        {"lk_conf", "LK: F32 confidence (per level; level 0's is the validity output)", l.lk_conf, true, 0},
+        {"lk_state", "LK: a byte per pixel, valid and stepping (per level)", l.lk_state, true, 0},
+        {"ctrl", "control block: stop slots, exposure histograms and match, texture sums, warm-start sums", l.ctrl, true, 0},
+        {"partials", "F32 per-block partial sums of the epsilon reduction", l.partials, true, 0},
+        {"red_partials", "HS GLOBAL SOR: the red half-sweep's partial sums", l.red_partials, true, 0},
+    };
+    const int n = static_cast<int>(sizeof(slots) / sizeof(slots[0]));
+    // A carved slot ends where the next carved slot with a larger offset begins (or at the end).
+    const auto end_of = [&](std::size_t off) {
+        std::size_t e = l.device_bytes;
+        for (const Slot& o : slots)
+            if (o.carved && o.off > off && o.off < e) e = o.off;
+        return e;
+    };
+    int k = 0;
+    for (int i = 0; i < n && k < kMaxLayoutRows; ++i) {
+        const Slot& sl = slots[i];
+        std::size_t bytes = sl.bytes;
+        if (sl.carved) {
+            // Padding to the next 256-byte slot is counted with the slot before it.
+            bytes = i < 2 ? pyr_bytes : end_of(sl.off) - sl.off;
+        }
+        if (bytes == 0) continue;
+        if (sl.carved) {
+            // An uncarved (zero-sized) slot shares its offset with the next one: skip it.
+            bool shared = false;
+            for (int j = i + 1; j < n; ++j)
+                if (slots[j].carved && slots[j].off == sl.off) shared = true;
+            if (shared) continue;
+        }
+        dev[k++] = LayoutRow{sl.name, sl.holds, sl.off, bytes};
+    }
+    *ndev = k;
+    // The flow comes down after the frames went up: the frames reuse the flow's bytes.
+    const LayoutRow st[] = {
+        {"stage_flow", "pinned staging: the flow on its way down", l.stage_flow, l.stage_ctrl - l.stage_flow},
+        {"stage_frame[0]", "pinned staging: a frame on its way up; reuses stage_flow", l.stage_frame[0],
+         l.stage_frame[1] - l.stage_frame[0]},
+        {"stage_frame[1]", "pinned staging: the other frame; reuses stage_flow", l.stage_frame[1], l.raw_bytes},
+        {"stage_ctrl", "pinned staging: the stop slots, the finiteness flag, the coarsest level, the warm choice", l.stage_ctrl,
+         (l.stage_valid > l.stage_ctrl ? l.stage_valid : l.pinned_bytes) - l.stage_ctrl},
+        {"stage_valid", "pinned staging: LK's level-0 confidence on its way down", l.stage_valid, l.pinned_bytes - l.stage_valid},
+    };
+    k = 0;
+    for (const LayoutRow& r : st)
+        if (r.bytes && k < kMaxLayoutRows) pinned[k++] = r;
+    *npinned = k;
+}
+
 } // namespace cuda
 } // namespace oflow

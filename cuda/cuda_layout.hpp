@@ -283,6 +283,22 @@ inline bool half_pyramids(const of_config& cfg, const Tuning& t) {
 /// CUDA path (TV-L1's, HS/CLG's: is_variational, or LK's: is_lk).
 of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l);
 
+/// One buffer of a layout, for of_explain_buffers: a static name and a static line on what it
+/// holds and when (a buffer that reuses another's bytes names it), its offset in its block (the
+/// device arena, or the pinned staging) and its bytes.
+struct LayoutRow {
+    const char* name;
+    const char* holds;
+    std::size_t offset;
+    std::size_t bytes;
+};
+const int kMaxLayoutRows = 40;
+/// The buffers of l with a nonzero size, in carving order (a buffer that reuses another's bytes
+/// after or before the one it reuses; padding to the next slot counted with the slot before it):
+/// the device arena's into dev (*ndev of them), the staging's into pinned (*npinned). Each array
+/// holds kMaxLayoutRows.
+void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinned, int* npinned);
+
 /// HS and CLG: the variational family of hs_cuda.cuh (its layout, tuning and frame steps).
 inline bool is_variational(of_algorithm a) { return a == OF_ALGO_HS || a == OF_ALGO_CLG; }
 /// Lucas-Kanade (lk_cuda.cuh: its layout, tuning and frame steps).

@@ -406,6 +406,10 @@ std::string explain_json(const of_info& in, const of_config& cfg, int w, int h, 
     return s;
 }
 
+const char* block_name(of_buffer_block b) {
+    return b == OF_BLOCK_DEVICE ? "device" : b == OF_BLOCK_STAGING ? "staging" : "host";
+}
+
 void explain_human(const of_info& in, const of_config& cfg, int w, int h, of_pixel_format format,
                    const std::string& label, const Options& o) {
     std::printf("size       %dx%d %s%s%s\n", w, h, format_name(format), label.empty() ? "" : " from ",
@@ -475,10 +479,29 @@ int explain(const Options& o) {
     of_info in;
     of_config cfg;
     check(explain_config(o, w, h, format, &in, &cfg, &err), err);
-    if (o.json)
-        std::printf("%s\n", explain_json(in, cfg, w, h, format).c_str());
-    else
+    // Every buffer of the plan (of_explain_buffers, the same config).
+    of_buffer_info bufs[64];
+    uint32_t nbuf = 0;
+    const of_status bs = of_explain_buffers(&cfg, bufs, 64, &nbuf);
+    check(bs == OF_OK, std::string("of_explain_buffers: ") + of_status_string(bs) + " (" + of_last_error(nullptr) + ")");
+    if (nbuf > 64) nbuf = 64;
+    if (o.json) {
+        std::string j = explain_json(in, cfg, w, h, format);
+        j.pop_back(); // the closing brace: the buffers join the object
+        j += ",\"buffers\":[";
+        for (uint32_t i = 0; i < nbuf; ++i)
+            j += std::string(i ? "," : "") + "{\"block\":" + json_string(block_name(bufs[i].block)) +
+                 ",\"name\":" + json_string(bufs[i].name) + ",\"offset\":" + std::to_string(bufs[i].offset) +
+                 ",\"bytes\":" + std::to_string(bufs[i].bytes) + ",\"holds\":" + json_string(bufs[i].holds) + "}";
+        std::printf("%s]}\n", j.c_str());
+    } else {
         explain_human(in, cfg, w, h, format, label, o);
+        std::printf("buffers    block    offset        bytes         MB  name            holds\n");
+        for (uint32_t i = 0; i < nbuf; ++i)
+            std::printf("           %-8s %-13llu %-13llu %6.2f  %-15s %s\n", block_name(bufs[i].block),
+                        static_cast<unsigned long long>(bufs[i].offset), static_cast<unsigned long long>(bufs[i].bytes),
+                        static_cast<double>(bufs[i].bytes) / 1e6, bufs[i].name, bufs[i].holds);
+    }
     return 0;
 }
 
