@@ -176,7 +176,7 @@ __device__ __forceinline__ bool stopped_before(const EpsArgs& e, int launch) {
 // p2 = (p12, p22), g = (I1wx, I1wy). F32 stores float2; F16 stores __half2 for the duals and
 // the warped gradient and computes the divergence and the dual update in half2 arithmetic;
 // u, rho_c and the threshold step stay F32 (u accumulates small steps; rho_c cancels large
-// terms).
+// terms). The pyramids are F16 too (DevLayout::pyr_elem; the warp widens what it samples).
 
 template <class T2>
 struct Pair;
