@@ -449,19 +449,40 @@ bool upload_registered(State* st, const of_image& img, int slot, Src* src, of_st
     return true;
 }
 
+// Rows [a, b) of a host frame (rows `stride` bytes apart) into the staging (packed rows of `row`
+// bytes).
+struct FrameCopy {
+    unsigned char* dst;
+    const unsigned char* from;
+    std::size_t row, stride;
+};
+void copy_frame_rows(void* arg, int a, int b) {
+    const FrameCopy& c = *static_cast<const FrameCopy*>(arg);
+    if (c.stride == c.row) {
+        std::memcpy(c.dst + c.row * static_cast<std::size_t>(a), c.from + c.row * static_cast<std::size_t>(a),
+                    c.row * static_cast<std::size_t>(b - a));
+        return;
+    }
+    for (int y = a; y < b; ++y)
+        std::memcpy(c.dst + c.row * static_cast<std::size_t>(y), c.from + c.stride * static_cast<std::size_t>(y), c.row);
+}
+
+/// Frames of at least this many bytes are copied into the staging on the context's threads
+/// (config.threads); below it waking the pool costs more than the copy.
+const std::size_t kPoolCopyBytes = 256 * 1024;
+
 // A host frame through staging slot `stage` into upload slot `slot`; returns its device view.
+// The copy into the staging runs on the context's threads (config.threads) for large frames.
 of_status upload_host_frame(State* st, const of_image& img, int stage, int slot, Src* src, const ErrorSink& err) {
     const DevLayout& l = st->lay;
     const int h = static_cast<int>(img.height);
     const std::size_t row = static_cast<std::size_t>(img.width) * format_bytes(img.format);
-    unsigned char* dst = st->pinned + l.stage_frame[stage];
-    const unsigned char* from = static_cast<const unsigned char*>(img.data);
-    if (img.stride == row) {
-        std::memcpy(dst, from, row * static_cast<std::size_t>(h));
-    } else {
-        for (int y = 0; y < h; ++y)
-            std::memcpy(dst + row * static_cast<std::size_t>(y), from + img.stride * static_cast<std::size_t>(y), row);
-    }
+    FrameCopy copy{st->pinned + l.stage_frame[stage], static_cast<const unsigned char*>(img.data), row, img.stride};
+    if (st->cpu.rows && row * static_cast<std::size_t>(h) >= kPoolCopyBytes)
+        st->cpu.rows(st->cpu.user, h, &copy_frame_rows, &copy);
+    else
+        copy_frame_rows(&copy, 0, h);
+    unsigned char* dst = copy.dst;
     OF_CUDA_TRY(cudaMemcpyAsync(st->arena + l.raw[slot], dst, stage_bytes(img), cudaMemcpyHostToDevice, st->stream),
                 "frame upload");
     *src = Src{st->arena + l.raw[slot], row};
