@@ -226,7 +226,8 @@ typedef struct of_config {
                                      backend this build or machine lacks OF_ERR_BACKEND_UNAVAILABLE; both
                                      name the variable in of_last_error(NULL); never a silent fallback. */
     of_precision precision;     /**< default OF_PRECISION_AUTO */
-    uint32_t threads;           /**< CPU worker threads, created at of_create; default 1; 1..64 */
+    uint32_t threads;           /**< CPU worker threads, created at of_create; default 1; 1..64. The CUDA path
+                                     uses them for the copies of host frames and flow through its staging */
     float time_budget_ms;       /**< per-frame budget; default 0 = none (config.iterations holds). > 0: of_create
                                      sets the iterations per warp of every level to the most that the board
                                      table's time model (platform/tables/README.md) fits into a maximum-size
