@@ -16,6 +16,7 @@
 #include "gpu_util.hpp"
 
 #include "cuda/cuda_faults.hpp"
+#include "cuda/cuda_layout.hpp"
 
 #include <cstring>
 #include <string>
@@ -25,8 +26,8 @@ using oflow::synth::Case;
 
 namespace {
 
-// cuda/cuda_layout.hpp kFlowChunks: the row bands of a host flow's download.
-const int kFlowBands = 8;
+// The row bands of a host flow's download.
+const int kFlowBands = oflow::cuda::kFlowChunks;
 
 struct Setup {
     const char* name;

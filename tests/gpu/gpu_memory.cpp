@@ -23,6 +23,7 @@
 #include "gpu_util.hpp"
 
 #include "core/algorithm.hpp"
+#include "cuda/cuda_layout.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -33,8 +34,8 @@ using namespace gputest;
 namespace {
 
 // Waits of a frame with host flow output: one per row band of the download through the staging
-// (cuda/cuda_layout.hpp kFlowChunks; frames here have at least that many rows), then the end.
-const long kHostFlowWaits = 8 + 1;
+// (kFlowChunks; frames here have at least that many rows), then the end.
+const long kHostFlowWaits = oflow::cuda::kFlowChunks + 1;
 std::atomic<bool> g_armed{false};
 std::atomic<long> g_dev_allocs{0}, g_waits{0};
 const char* volatile g_first_alloc = nullptr;
