@@ -208,15 +208,23 @@ of_status explain(const of_config& c, const oflow::platform::BoardTable* loaded,
     return s;
 }
 
-// of_explain with config.tuning_path: the table (about 60 KB) lives in this frame only, so
-// explaining without a file costs no such stack.
+// fn(&table.board) with config.tuning_path's table: the table (about 60 KB) lives in this frame
+// only, so explaining without a file costs no such stack.
+template <class Fn>
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-of_status explain_loaded(const of_config& c, of_info* info, const ErrorSink& err) {
+of_status with_loaded_table(const of_config& c, const ErrorSink& err, const Fn& fn) {
     oflow::platform::LoadedTable table;
     const of_status s = oflow::load_tuning_table(c.tuning_path, &table, err);
-    return s == OF_OK ? explain(c, &table.board, info, err) : s;
+    return s == OF_OK ? fn(&table.board) : s;
+}
+
+// fn(board): the loaded table of config.tuning_path, or NULL without one (of_explain and
+// of_explain_buffers).
+template <class Fn>
+of_status with_table(const of_config& c, const ErrorSink& err, const Fn& fn) {
+    return c.tuning_path ? with_loaded_table(c, err, fn) : fn(nullptr);
 }
 
 // *c := *cfg without its arenas, checked: a query or an explanation allocates nothing, so a caller
@@ -257,17 +265,6 @@ of_status explain_buffers(const of_config& c, const oflow::platform::BoardTable*
     }
     *count = n;
     return OF_OK;
-}
-
-// With config.tuning_path: the table (about 60 KB) lives in this frame only.
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-of_status explain_buffers_loaded(const of_config& c, of_buffer_info* out, uint32_t capacity, uint32_t* count,
-                                 const ErrorSink& err) {
-    oflow::platform::LoadedTable table;
-    const of_status s = oflow::load_tuning_table(c.tuning_path, &table, err);
-    return s == OF_OK ? explain_buffers(c, &table.board, out, capacity, count, err) : s;
 }
 
 } // namespace
@@ -387,7 +384,7 @@ OF_API of_status of_explain(const of_config* cfg, of_info* info) {
         of_config c;
         const of_status s = checked_without_arenas(cfg, &c, err);
         if (s != OF_OK) return s;
-        return c.tuning_path ? explain_loaded(c, info, err) : explain(c, nullptr, info, err);
+        return with_table(c, err, [&](const oflow::platform::BoardTable* b) { return explain(c, b, info, err); });
     } catch (...) {
         return err.fail(OF_ERR_INTERNAL, "of_explain: unexpected exception");
     }
@@ -401,8 +398,9 @@ OF_API of_status of_explain_buffers(const of_config* cfg, of_buffer_info* out, u
         of_config c;
         const of_status s = checked_without_arenas(cfg, &c, err);
         if (s != OF_OK) return s;
-        return c.tuning_path ? explain_buffers_loaded(c, out, capacity, count, err)
-                             : explain_buffers(c, nullptr, out, capacity, count, err);
+        return with_table(c, err, [&](const oflow::platform::BoardTable* b) {
+            return explain_buffers(c, b, out, capacity, count, err);
+        });
     } catch (...) {
         return err.fail(OF_ERR_INTERNAL, "of_explain_buffers: unexpected exception");
     }

@@ -100,17 +100,9 @@ bool time_mode(of_config c, bool stream, Io io, of_flow_format fmt, const bench:
         img[i].stride = static_cast<std::size_t>(w);
         img[i].data = on_host ? static_cast<const void*>(host->f[i].data()) : dev.dev.f[i];
     }
-    of_flow out;
-    std::memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
-    out.layout = OF_FLOW_PLANAR;
-    out.memory = on_host ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
-    out.width = static_cast<uint32_t>(w);
-    out.height = static_cast<uint32_t>(h);
-    out.stride = static_cast<std::size_t>(w) * eb;
-    out.format = fmt;
-    out.u = on_host ? host->u.data() : dev.dev.u;
-    out.v = on_host ? host->v.data() : dev.dev.v;
+    of_flow out = bench::planar_flow(w, h, on_host ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE, eb, fmt,
+                                    on_host ? host->u.data() : dev.dev.u,
+                                    on_host ? host->v.data() : dev.dev.v);
     int n = 0;
     auto one = [&]() {
         of_status s;
@@ -203,16 +195,7 @@ bool sequence_epe(of_config c, const std::vector<std::vector<unsigned char>>& fr
     if (of_create(&c, &ctx) != OF_OK) return false;
     const std::size_t px = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
     std::vector<float> u(px), v(px);
-    of_flow out;
-    std::memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
-    out.layout = OF_FLOW_PLANAR;
-    out.memory = OF_MEMORY_HOST;
-    out.width = static_cast<uint32_t>(w);
-    out.height = static_cast<uint32_t>(h);
-    out.stride = static_cast<std::size_t>(w) * 4;
-    out.u = u.data();
-    out.v = v.data();
+    of_flow out = bench::planar_flow(w, h, OF_MEMORY_HOST, 4, OF_FLOW_FORMAT_F32, u.data(), v.data());
     double sum = 0.0, t = 0.0;
     int pairs = 0;
     *taken = 0;

@@ -96,6 +96,21 @@ double copy_bandwidth(size_t bytes, int reps) {
 }
 
 
+of_flow planar_flow(int w, int h, of_memory_kind memory, std::size_t elem_bytes, of_flow_format fmt, float* u, float* v) {
+    of_flow out;
+    std::memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    out.layout = OF_FLOW_PLANAR;
+    out.memory = memory;
+    out.width = static_cast<uint32_t>(w);
+    out.height = static_cast<uint32_t>(h);
+    out.stride = static_cast<std::size_t>(w) * elem_bytes;
+    out.format = fmt;
+    out.u = u;
+    out.v = v;
+    return out;
+}
+
 bool time_frames(const of_config& c, bool host_io, const std::vector<unsigned char>& f0,
                  const std::vector<unsigned char>& f1, const DeviceFrames& dev, cudaStream_t stream, int frames, int reps,
                  double* ms_per_frame, bool* pageable) {
@@ -118,24 +133,9 @@ bool time_frames(const of_config& c, bool host_io, const std::vector<unsigned ch
     of_image b = a;
     a.data = host_io ? static_cast<const void*>(f0.data()) : dev.f[0];
     b.data = host_io ? static_cast<const void*>(f1.data()) : dev.f[1];
-    std::vector<float> hu, hv;
-    of_flow out;
-    std::memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
-    out.layout = OF_FLOW_PLANAR;
-    out.memory = host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE;
-    out.width = a.width;
-    out.height = a.height;
-    out.stride = static_cast<size_t>(w) * 4;
-    if (host_io) {
-        hu.resize(static_cast<size_t>(w) * static_cast<size_t>(h));
-        hv.resize(hu.size());
-        out.u = hu.data();
-        out.v = hv.data();
-    } else {
-        out.u = dev.u;
-        out.v = dev.v;
-    }
+    std::vector<float> hu(host_io ? static_cast<size_t>(w) * static_cast<size_t>(h) : 0), hv(hu.size());
+    of_flow out = planar_flow(w, h, host_io ? OF_MEMORY_HOST : OF_MEMORY_CUDA_DEVICE, 4, OF_FLOW_FORMAT_F32,
+                                    host_io ? hu.data() : dev.u, host_io ? hv.data() : dev.v);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);

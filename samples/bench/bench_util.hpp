@@ -52,6 +52,10 @@ struct DeviceFrames {
     }
 };
 
+/// A planar flow description of w x h: elements of elem_bytes (4 for F32, 2 for the compact
+/// formats, in float buffers) at rows w * elem_bytes apart, in `memory`, at u and v.
+of_flow planar_flow(int w, int h, of_memory_kind memory, std::size_t elem_bytes, of_flow_format fmt, float* u, float* v);
+
 /// Times of_process under config c (U8 or F32 frames as c.format says, c.max_width x c.max_height):
 /// host frames f0 / f1 and host flow when host_io, else the device frames and flow of dev; two
 /// warm-up frames, then `reps` runs of `frames` frames (CUDA events on `stream`, wall time for
