@@ -164,7 +164,16 @@ typedef enum of_robust {
     OF_ROBUST_NONE = 0,       /**< the frames as given: brightness constancy holds only if the exposure does */
     OF_ROBUST_LOCAL_NORM = 1, /**< local contrast normalisation: 128 + 20 (I - mean) / (sd + 4), mean and sd
                                    Gaussian-weighted over robust_sigma. Invariant to a gain and an offset
-                                   between the frames where the local contrast is well above 4 grey levels */
+                                   between the frames where the local contrast is well above 4 grey levels.
+                                   Applied at full resolution before the pyramid: a high-pass step, so the
+                                   coarse levels lose their signal and large displacements are missed */
+    /* Appended with the large-motion work (docs/accuracy.md section 13). */
+    OF_ROBUST_RANGE_MATCH = 2, /**< global exposure match alone: frame 1 mapped onto frame 0's range,
+                                   (I1 - offset) / gain, gain and offset from the two frames' quartiles
+                                   (and both clamped to the range the other frame still shows) */
+    OF_ROBUST_LEVEL_NORM = 3,  /**< the pyramid is built from the range-matched frames, then every level is
+                                   normalised at its own scale as LOCAL_NORM (robust_sigma in that level's
+                                   pixels): gain/offset invariant, and every level keeps its signal */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 

@@ -61,18 +61,20 @@ void median_flow(of_context* c, Plane u1, Plane u2, Plane tmp, int size) {
 
 namespace {
 
-// Local contrast normalisation (core/robust.hpp) of level 0 of a pyramid, right after the
-// conversion and before the presmoothing. The algorithm's scratch work planes are free while the pyramid is
-// built (core/algorithm.hpp kScratchPlanes): mean in work plane 0, variance in work plane 1.
-void normalize_level0(const Frame& f, HostBuf pyr) {
+// Local contrast normalisation (core/robust.hpp) of level l of a pyramid, in place: level 0
+// right after the conversion and before the presmoothing (OF_ROBUST_LOCAL_NORM), or every level
+// of the finished pyramid at its own scale (OF_ROBUST_LEVEL_NORM). The algorithm's scratch work
+// planes are free while the pyramid is built (core/algorithm.hpp kScratchPlanes): mean in work
+// plane 0, variance in work plane 1.
+void normalize_level(const Frame& f, HostBuf pyr, int l, float floor) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
-    const Plane img = f.level(pyr, 0);
-    const Plane mean = f.algo(0, 0), var = f.algo(1, 0), tmp = f.work(kBufTmp, 0);
+    const Plane img = f.level(pyr, l);
+    const Plane mean = f.algo(0, l), var = f.algo(1, l), tmp = f.work(kBufTmp, l);
     blur_plane(c, c->robust_blur, img, tmp, mean);
     for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_sq(img, mean, var, y0, y1); });
     blur_plane(c, c->robust_blur, var, tmp, var);
-    for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, y0, y1); });
+    for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, floor, y0, y1); });
 }
 
 // Level 0 of a pyramid: the frame converted to 0..255 floats.
@@ -83,8 +85,9 @@ void convert_level0(const Frame& f, const of_image& img, HostBuf pyr) {
 
 // Exposure range matching (core/robust.hpp) of the two converted frames: per-band histograms in
 // kBufExposureHist, summed in band order (integers: the result does not depend on the banding),
-// then both frames clamped to the ranges chosen.
-void match_exposure(const Frame& f) {
+// then each frame mapped as range_map() says (clamped to the range chosen; with
+// OF_ROBUST_RANGE_MATCH frame 1 also onto frame 0's gain and offset). Returns the match.
+ExposureMatch match_exposure(const Frame& f) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
     unsigned* hist = static_cast<unsigned*>(c->buf[kBufExposureHist]);
@@ -101,9 +104,11 @@ void match_exposure(const Frame& f) {
         for (std::size_t i = 0; i < per_band; ++i) hist[i] += hist[per_band * static_cast<std::size_t>(b) + i];
     const unsigned long long n = static_cast<unsigned long long>(l0[0].w) * static_cast<unsigned long long>(l0[0].h);
     const ExposureMatch m = exposure_match(hist, hist + kExposureBins, n);
-    if (!m.active) return;
-    for (int i = 0; i < 2; ++i)
-        for_rows(c, l0[i].h, [&](int y0, int y1, int) { k.clamp_range(l0[i], m.lo[i], m.hi[i], y0, y1); });
+    for (int i = 0; i < 2; ++i) {
+        const RangeMap t = range_map(m, i, c->cfg.robust);
+        if (t.any) for_rows(c, l0[i].h, [&](int y0, int y1, int) { k.map_range(l0[i], t, y0, y1); });
+    }
+    return m;
 }
 
 // The rest of a pyramid whose level 0 holds the converted frame: normalisation, presmoothing,
@@ -112,7 +117,7 @@ void finish_pyramid(const Frame& f, HostBuf pyr) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
     Plane l0 = f.level(pyr, 0);
-    if (c->cfg.robust == OF_ROBUST_LOCAL_NORM) normalize_level0(f, pyr);
+    if (c->cfg.robust == OF_ROBUST_LOCAL_NORM) normalize_level(f, pyr, 0, kRobustFloor);
     if (c->presmooth.radius > 0) blur_plane(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
     for (int l = 1; l < f.levels; ++l) {
         // The algorithm's scratch work plane 2 is free while the pyramid is built.
@@ -124,13 +129,28 @@ void finish_pyramid(const Frame& f, HostBuf pyr) {
     }
 }
 
-// Both pyramids of a pair.
-void build_pyramids(const Frame& f, const of_image& prev, const of_image& next) {
+// OF_ROBUST_LEVEL_NORM: every level of both pyramids, built from the range-matched frames,
+// normalised at its own scale: the coarse levels keep the low frequencies that a
+// full-resolution normalisation removes. Runs after the texture rule has judged the levels as
+// they are (a level the normalisation would blow up from near-flat to full contrast stays cut).
+// m: the pair's exposure match (each frame's floor, level_norm_floor()).
+void normalize_pyramids(const Frame& f, const ExposureMatch& m) {
+    if (f.c->cfg.robust != OF_ROBUST_LEVEL_NORM) return;
+    for (int l = 0; l < f.levels; ++l) {
+        normalize_level(f, kBufPyr0, l, level_norm_floor(m, 0));
+        normalize_level(f, kBufPyr1, l, level_norm_floor(m, 1));
+    }
+}
+
+// Both pyramids of a pair; returns the exposure match (no_exposure_match() where the robust
+// mode has none).
+ExposureMatch build_pyramids(const Frame& f, const of_image& prev, const of_image& next) {
     convert_level0(f, prev, kBufPyr0);
     convert_level0(f, next, kBufPyr1);
-    if (f.c->cfg.robust == OF_ROBUST_LOCAL_NORM) match_exposure(f);
+    const ExposureMatch m = robust_matches_exposure(f.c->cfg.robust) ? match_exposure(f) : no_exposure_match();
     finish_pyramid(f, kBufPyr0);
     finish_pyramid(f, kBufPyr1);
+    return m;
 }
 
 // The sanity bound (core/robust.hpp): clamps x + u of every pixel into the level's frame
@@ -309,9 +329,10 @@ of_status flow_process_cpu(of_context* c, const of_image& prev, const of_image& 
                            const of_flow& out) {
     Frame f;
     if (!frame_of(c, static_cast<int>(prev.width), static_cast<int>(prev.height), &f)) return OF_ERR_INTERNAL;
-    build_pyramids(f, prev, next);
+    const ExposureMatch m = build_pyramids(f, prev, next);
     uint64_t total_iterations = 0;
     const int top = coarsest_level(f);
+    normalize_pyramids(f, m);
     solve_levels(f, top, 0, &total_iterations);
     write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);
     const Algorithm& a = *c->algo;

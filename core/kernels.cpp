@@ -42,7 +42,7 @@ void kernel_table_init_ref(KernelTable* t) {
     t->robust_combine = robust_combine_ref;
     t->texture_energy = texture_energy_ref;
     t->exposure_hist = exposure_hist_ref;
-    t->clamp_range = clamp_range_ref;
+    t->map_range = map_range_ref;
     t->median_flow = median_flow_ref;
     t->tvl1_iter_rows = nullptr; // the reference runs the two half-stencils as two passes
     t->dual_bytes = sizeof(float);

@@ -8,6 +8,7 @@
 #define OFLOW_CORE_KERNELS_HPP
 
 #include "core/plane.hpp"
+#include "core/robust.hpp"
 #include "oflow.h"
 
 namespace oflow {
@@ -66,17 +67,17 @@ struct KernelTable {
     /// Bilinear upsampling of a flow component to dst's size, multiplied by `mult`.
     void (*upsample_flow)(Plane src, Plane dst, float mult, int y0, int y1);
     /// Exposure-robust stages (core/robust.hpp). robust_sq: sq = (src - mean)^2;
-    /// robust_combine: dst = kRobustMid + kRobustGain (src - mean) / (sqrt(var) + kRobustFloor);
-    /// dst may be src.
+    /// robust_combine: dst = kRobustMid + kRobustGain (src - mean) / (sqrt(var) + floor) (floor:
+    /// kRobustFloor, or level_norm_floor() for OF_ROBUST_LEVEL_NORM); dst may be src.
     void (*robust_sq)(Plane src, Plane mean, Plane sq, int y0, int y1);
-    void (*robust_combine)(Plane src, Plane mean, Plane var, Plane dst, int y0, int y1);
+    void (*robust_combine)(Plane src, Plane mean, Plane var, Plane dst, float floor, int y0, int y1);
     /// Sum over rows [y0, y1) of gx^2 + gy^2 (central differences, clamped), each row summed
     /// in double from left to right, the rows in order.
     double (*texture_energy)(Plane src, int y0, int y1);
-    /// Adds the rows' counts to bins[exposure_bin(v)] (core/robust.hpp); clamp_range clamps
-    /// every value of the rows into [lo, hi] in place.
+    /// Adds the rows' counts to bins[exposure_bin(v)] (core/robust.hpp); map_range maps every
+    /// value of the rows in place: v = clamp(v, t.lo, t.hi) * t.scale + t.bias (range_map()).
     void (*exposure_hist)(Plane src, unsigned* bins, int y0, int y1);
-    void (*clamp_range)(Plane p, float lo, float hi, int y0, int y1);
+    void (*map_range)(Plane p, const RangeMap& t, int y0, int y1);
     /// size x size median (size 3 or 5) of src into dst (dst != src), borders clamped.
     void (*median_flow)(Plane src, Plane dst, int size, int y0, int y1);
     /// Optional (nullptr: the driver runs tvl1_calc_u, then tvl1_calc_p, over all rows): both

@@ -117,7 +117,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     std::size_t bands = 0, hist = 0;
     if (!mul(static_cast<std::size_t>(cfg.threads), 64, &bands)) return OF_ERR_OVERFLOW;
     // Exposure match histograms: only where the CPU builds the pyramids (not a CUDA split).
-    if (in.backend != OF_BACKEND_CUDA && cfg.robust == OF_ROBUST_LOCAL_NORM &&
+    if (in.backend != OF_BACKEND_CUDA && robust_matches_exposure(cfg.robust) &&
         !mul(static_cast<std::size_t>(cfg.threads), 2u * static_cast<std::size_t>(kExposureBins) * sizeof(unsigned), &hist))
         return OF_ERR_OVERFLOW;
 

@@ -1,4 +1,8 @@
 // The exposure-robust parts shared by every algorithm and every path (docs/accuracy.md):
+//  - the robust modes (of_robust): NONE; LOCAL_NORM (below, at full resolution); RANGE_MATCH
+//    (the exposure match alone, frame 1 mapped by its gain and offset: range_map()); LEVEL_NORM
+//    (the pyramids built from the range-clamped frames, the texture rule judged on them, then
+//    every level normalised as below at its own scale with the floor level_norm_floor());
 //  - local contrast normalisation (OF_ROBUST_LOCAL_NORM) of each frame after conversion,
 //    before the presmoothing: out = kRobustMid + kRobustGain (I - mean) / (sd + kRobustFloor),
 //    mean = G*I and sd^2 = G*(I - mean)^2 with G a Gaussian of sigma = config.robust_sigma.
@@ -16,7 +20,7 @@
 //    it keeps every OK flow finite and within the frame's size (the fuzzer found a 2x1 frame
 //    whose flow ran 23.7 px);
 //  - the median filter of the flow between warps (config.median_size);
-//  - exposure range matching, the pair-level first step of OF_ROBUST_LOCAL_NORM: what one
+//  - exposure range matching, the pair-level first step of every mode but NONE: what one
 //    frame clips (a gain drives its bright parts to 255, or its dark parts to 0), the other
 //    frame still shows as texture, which then has no counterpart. From the quartiles of both
 //    converted frames the gain g and offset b of frame 1 against frame 0 are estimated
@@ -27,12 +31,19 @@
 #define OFLOW_CORE_ROBUST_HPP
 
 #include "core/plane.hpp"
+#include "oflow.h"
 
 namespace oflow {
 
 const float kRobustMid = 128.0f;  // output mean, on the 0..255 scale the solvers expect
 const float kRobustGain = 20.0f;  // output contrast: a unit local z-score becomes 20 grey levels
 const float kRobustFloor = 4.0f;  // grey levels added to sd
+/// OF_ROBUST_LEVEL_NORM's floor grows with each frame's interquartile range (ExposureMatch::spread):
+/// floor = kRobustFloor + kLevelNormSpread * spread. A gain scales the spread as it scales sd, so
+/// the output stays gain-invariant; a coarse level whose texture has blurred away (its sd far
+/// under the frame's spread) is not blown up to full contrast (docs/accuracy.md section 13:
+/// 0.5 measured against 0, 0.2, 0.3 on the matrix).
+const float kLevelNormSpread = 0.5f;
 
 /// The sanity bound's margin, in the level's pixels, for a w x h level: an eighth of the
 /// shorter side plus one pixel. x + u is kept in [-margin, w - 1 + margin] (same for y).
@@ -77,7 +88,25 @@ struct ExposureMatch {
     bool active;
     float lo[2], hi[2];
     double gain, offset;
+    double spread[2]; // interquartile range of each frame (grey levels)
+    bool mappable; // gain and offset were estimated (both frames textured, gain in [0.25, 4])
 };
+
+/// The match of a pair that has none: inactive, gain 1, offset 0, spread 0.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline ExposureMatch no_exposure_match() {
+    ExposureMatch m;
+    m.active = false;
+    m.lo[0] = m.lo[1] = 0.0f;
+    m.hi[0] = m.hi[1] = 255.0f;
+    m.gain = 1.0;
+    m.offset = 0.0;
+    m.spread[0] = m.spread[1] = 0.0;
+    m.mappable = false;
+    return m;
+}
 
 /// Pure function of the two histograms (kExposureBins counts each, n pixels per frame); the same
 /// code runs on the host for every path (the CUDA path runs it in a one-thread kernel).
@@ -85,12 +114,7 @@ struct ExposureMatch {
 __host__ __device__
 #endif
 inline ExposureMatch exposure_match(const unsigned* h0, const unsigned* h1, unsigned long long n) {
-    ExposureMatch m;
-    m.active = false;
-    m.lo[0] = m.lo[1] = 0.0f;
-    m.hi[0] = m.hi[1] = 255.0f;
-    m.gain = 1.0;
-    m.offset = 0.0;
+    ExposureMatch m = no_exposure_match();
     if (n == 0) return m;
     const unsigned* h[2] = {h0, h1};
     double q[2][3];
@@ -111,11 +135,14 @@ inline ExposureMatch exposure_match(const unsigned* h0, const unsigned* h1, unsi
         for (int b = 1018; b < kExposureBins; ++b) high[f] += h[f][b]; // v >= 254.5
     }
     const double s0 = q[0][2] - q[0][0], s1 = q[1][2] - q[1][0];
+    m.spread[0] = s0;
+    m.spread[1] = s1;
     if (!(s0 >= 1.0) || !(s1 >= 1.0)) return m; // flat frames: nothing to estimate
     const double g = s1 / s0, b = q[1][1] - g * q[0][1];
     m.gain = g;
     m.offset = b;
     if (g < 0.25 || g > 4.0) return m;
+    m.mappable = true;
     const unsigned long long many = n / 200ull + 1ull; // 0.5 %
     double lo0 = 0.0, hi0 = 255.0, lo1 = 0.0, hi1 = 255.0;
     if (high[1] >= many) hi0 = (255.0 - b) / g; // frame 1 clipped bright: so is frame 0 above this
@@ -133,6 +160,43 @@ inline ExposureMatch exposure_match(const unsigned* h0, const unsigned* h1, unsi
     m.lo[1] = static_cast<float>(lo1);
     m.hi[1] = static_cast<float>(hi1);
     return m;
+}
+
+/// The floor of frame `frame`'s normalisation under OF_ROBUST_LEVEL_NORM (kLevelNormSpread).
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline float level_norm_floor(const ExposureMatch& m, int frame) {
+    return kRobustFloor + kLevelNormSpread * static_cast<float>(m.spread[frame]);
+}
+
+/// Whether a robust mode starts with the exposure match of the pair (every mode but NONE).
+inline bool robust_matches_exposure(of_robust r) { return r != OF_ROBUST_NONE; }
+
+/// What the exposure step does to frame `frame` (0 or 1) under robust mode r: v -> clamp(v, lo,
+/// hi) * scale + bias, in float, in that order (map_range_ref and the CUDA kernel share it).
+/// Every mode clamps when the match is active; OF_ROBUST_RANGE_MATCH also maps frame 1 onto
+/// frame 0's range, (v - offset) / gain, where the match could estimate them (mappable).
+struct RangeMap {
+    bool any;   // false: the frame is left exactly as it is
+    float lo, hi, scale, bias;
+};
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline RangeMap range_map(const ExposureMatch& m, int frame, of_robust r) {
+    RangeMap t;
+    t.lo = m.active ? m.lo[frame] : -3.0e38f;
+    t.hi = m.active ? m.hi[frame] : 3.0e38f;
+    t.scale = 1.0f;
+    t.bias = 0.0f;
+    const bool gain = r == OF_ROBUST_RANGE_MATCH && frame == 1 && m.mappable;
+    if (gain) {
+        t.scale = static_cast<float>(1.0 / m.gain);
+        t.bias = static_cast<float>(-m.offset / m.gain);
+    }
+    t.any = m.active || gain;
+    return t;
 }
 
 } // namespace oflow

@@ -23,85 +23,35 @@ uint64_t mix(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-// Uniform double in [0, 1) from a hash of (seed, a, b, c).
-double unit(uint32_t seed, int64_t a, int64_t b, int64_t c) {
+const double kCell = 24.0;
+
+float to_f(double v) { return static_cast<float>(v); }
+
+using detail::DefaultTexture; // the textures and the hash are defined below
+using detail::FineTexture;
+using detail::SmoothField;
+using detail::unit;
+
+// Sinusoid i of a texture or field: the wave vector of `wavelength` in a direction hashed with
+// tag + 1 and a phase hashed with tag + 2 (tag itself draws the wavelength).
+void wave(uint32_t s, int64_t tag, int i, double wavelength, double* kx, double* ky, double* phase) {
+    double angle = 2.0 * kPi * unit(s, tag + 1, i, 0);
+    *kx = 2.0 * kPi / wavelength * std::cos(angle);
+    *ky = 2.0 * kPi / wavelength * std::sin(angle);
+    *phase = 2.0 * kPi * unit(s, tag + 2, i, 0);
+}
+
+} // namespace
+
+double detail::unit(uint32_t seed, int64_t a, int64_t b, int64_t c) {
     uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(a) ^ mix(static_cast<uint64_t>(b) ^
                                                              mix(static_cast<uint64_t>(c)))));
     return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-const double kCell = 24.0;
-
-// Grass-like fine texture: 48 sinusoids of wavelengths 2.5..7 px in random directions (the
-// blades; the 0.8-px presmoothing and one 2x reduction already attenuate them strongly, and
-// from the 5th level down nothing of them is left) over weak shading (three sinusoids of
-// 150..400 px, +-12 grey levels: all that a 16-px level still sees).
-struct FineTexture {
-    static const int kFine = 48;
-    double kx[kFine], ky[kFine], phase[kFine];
-    double skx[3], sky[3], sphase[3];
-    explicit FineTexture(uint32_t s) {
-        for (int i = 0; i < kFine; ++i) {
-            double wavelength = 2.5 * std::pow(7.0 / 2.5, unit(s, 40, i, 0));
-            double angle = 2.0 * kPi * unit(s, 41, i, 0);
-            kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
-            ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
-            phase[i] = 2.0 * kPi * unit(s, 42, i, 0);
-        }
-        for (int i = 0; i < 3; ++i) {
-            double wavelength = 150.0 + 250.0 * unit(s, 43, i, 0);
-            double angle = 2.0 * kPi * unit(s, 44, i, 0);
-            skx[i] = 2.0 * kPi / wavelength * std::cos(angle);
-            sky[i] = 2.0 * kPi / wavelength * std::sin(angle);
-            sphase[i] = 2.0 * kPi * unit(s, 45, i, 0);
-        }
-    }
-    double operator()(double x, double y) const {
-        double fine = 0.0, shade = 0.0;
-        for (int i = 0; i < kFine; ++i) fine += std::sin(kx[i] * x + ky[i] * y + phase[i]);
-        for (int i = 0; i < 3; ++i) shade += std::sin(skx[i] * x + sky[i] * y + sphase[i]);
-        double v = 120.0 + 40.0 * fine / std::sqrt(static_cast<double>(kFine)) + 7.0 * shade;
-        return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
-    }
-};
-
-// Smooth random field: four sinusoids per component, wavelengths 60..200 px, |flow| <= ~3 px,
-// |grad flow| < 0.35 so x + u(x) is invertible by fixed-point iteration.
-struct SmoothField {
-    double kx[8], ky[8], phase[8], amp[8];
-    explicit SmoothField(uint32_t s) {
-        for (int i = 0; i < 8; ++i) {
-            double wavelength = 60.0 + 140.0 * unit(s, 20, i, 0);
-            double angle = 2.0 * kPi * unit(s, 21, i, 0);
-            kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
-            ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
-            phase[i] = 2.0 * kPi * unit(s, 22, i, 0);
-            amp[i] = 0.4 + 0.35 * unit(s, 23, i, 0);
-        }
-    }
-    void at(double x, double y, double* u, double* v) const {
-        double a = 0.0, b = 0.0;
-        for (int i = 0; i < 4; ++i) a += amp[i] * std::sin(kx[i] * x + ky[i] * y + phase[i]);
-        for (int i = 4; i < 8; ++i) b += amp[i] * std::sin(kx[i] * x + ky[i] * y + phase[i]);
-        *u = a;
-        *v = b;
-    }
-};
-
-float to_f(double v) { return static_cast<float>(v); }
-
-using detail::DefaultTexture; // defined below, after the helpers it uses
-
-} // namespace
-
 detail::DefaultTexture::DefaultTexture(uint32_t s) : seed(s) {
-    for (int i = 0; i < kWaves; ++i) {
-        double wavelength = 6.0 * std::pow(80.0 / 6.0, unit(s, 1, i, 0));
-        double angle = 2.0 * kPi * unit(s, 2, i, 0);
-        kx[i] = 2.0 * kPi / wavelength * std::cos(angle);
-        ky[i] = 2.0 * kPi / wavelength * std::sin(angle);
-        phase[i] = 2.0 * kPi * unit(s, 3, i, 0);
-    }
+    for (int i = 0; i < kWaves; ++i)
+        wave(s, 1, i, 6.0 * std::pow(80.0 / 6.0, unit(s, 1, i, 0)), &kx[i], &ky[i], &phase[i]);
 }
 
 double detail::DefaultTexture::operator()(double x, double y) const {
@@ -123,6 +73,36 @@ double detail::DefaultTexture::operator()(double x, double y) const {
     }
     double v = 128.0 + 48.0 * waves + 55.0 * spots;
     return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
+}
+
+detail::FineTexture::FineTexture(uint32_t s) {
+    for (int i = 0; i < kFine; ++i)
+        wave(s, 40, i, 2.5 * std::pow(7.0 / 2.5, unit(s, 40, i, 0)), &kx[i], &ky[i], &phase[i]);
+    for (int i = 0; i < 3; ++i)
+        wave(s, 43, i, 150.0 + 250.0 * unit(s, 43, i, 0), &skx[i], &sky[i], &sphase[i]);
+}
+
+double detail::FineTexture::operator()(double x, double y) const {
+    double fine = 0.0, shade = 0.0;
+    for (int i = 0; i < kFine; ++i) fine += std::sin(kx[i] * x + ky[i] * y + phase[i]);
+    for (int i = 0; i < 3; ++i) shade += std::sin(skx[i] * x + sky[i] * y + sphase[i]);
+    double v = 120.0 + 40.0 * fine / std::sqrt(static_cast<double>(kFine)) + 7.0 * shade;
+    return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
+}
+
+detail::SmoothField::SmoothField(uint32_t s) {
+    for (int i = 0; i < 8; ++i) {
+        wave(s, 20, i, 60.0 + 140.0 * unit(s, 20, i, 0), &kx[i], &ky[i], &phase[i]);
+        amp[i] = 0.4 + 0.35 * unit(s, 23, i, 0);
+    }
+}
+
+void detail::SmoothField::at(double x, double y, double* u, double* v) const {
+    double a = 0.0, b = 0.0;
+    for (int i = 0; i < 4; ++i) a += amp[i] * std::sin(kx[i] * x + ky[i] * y + phase[i]);
+    for (int i = 4; i < 8; ++i) b += amp[i] * std::sin(kx[i] * x + ky[i] * y + phase[i]);
+    *u = a;
+    *v = b;
 }
 
 const char* case_name(Case c) {
@@ -151,16 +131,20 @@ bool case_from_name(const char* name, Case* out) {
     return false;
 }
 
+double detail::exposed(const Exposure& e, uint32_t seed, int64_t x, int64_t y, double value) {
+    double v = e.gain * value + e.offset;
+    if (e.noise_sigma > 0.0) { // Box-Muller on two hashed uniforms
+        const double u1 = 1.0 - unit(seed, 50, x, y), u2 = unit(seed, 51, x, y);
+        v += e.noise_sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+    }
+    return v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v);
+}
+
 void apply_exposure(const Exposure& e, int w, int h, uint32_t seed, float* img, std::ptrdiff_t pitch) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             float* p = img + static_cast<std::ptrdiff_t>(y) * pitch + x;
-            double v = e.gain * static_cast<double>(*p) + e.offset;
-            if (e.noise_sigma > 0.0) { // Box-Muller on two hashed uniforms
-                const double u1 = 1.0 - unit(seed, 50, x, y), u2 = unit(seed, 51, x, y);
-                v += e.noise_sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
-            }
-            *p = to_f(v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v));
+            *p = to_f(detail::exposed(e, seed, x, y, static_cast<double>(*p)));
         }
 }
 

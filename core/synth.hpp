@@ -71,6 +71,37 @@ struct DefaultTexture {
     double operator()(double x, double y) const;
 };
 
+/// The fine texture (FineTexture's): grass-like, 48 sinusoids of wavelengths 2.5..7 px in random
+/// directions (the blades; the 0.8-px presmoothing and one 2x reduction already attenuate them
+/// strongly, and from the 5th level down nothing of them is left) over weak shading (three
+/// sinusoids of 150..400 px, +-12 grey levels: all that a 16-px level still sees). Defined on
+/// the whole plane, continuous, in [0, 255], a function of the seed alone.
+struct FineTexture {
+    static const int kFine = 48;
+    double kx[kFine], ky[kFine], phase[kFine];
+    double skx[3], sky[3], sphase[3];
+
+    explicit FineTexture(uint32_t s);
+    double operator()(double x, double y) const;
+};
+
+/// SmoothField's flow: four sinusoids per component, wavelengths 60..200 px, |flow| <= ~3 px,
+/// |grad flow| < 0.35 so x + u(x) is invertible by fixed-point iteration. A function of the seed.
+struct SmoothField {
+    double kx[8], ky[8], phase[8], amp[8];
+
+    explicit SmoothField(uint32_t s);
+    void at(double x, double y, double* u, double* v) const;
+};
+
+/// The generators' PRNG: a uniform double in [0, 1) hashed from (seed, a, b, c) (splitmix64's
+/// finaliser). Tags a below 64 are taken by this file's generators.
+double unit(uint32_t seed, int64_t a, int64_t b, int64_t c);
+
+/// apply_exposure()'s value for one sample `value` at plane position (x, y) (the noise is
+/// hashed from seed, x and y), clamped to [0, 255]; for generators that write part of a frame.
+double exposed(const Exposure& e, uint32_t seed, int64_t x, int64_t y, double value);
+
 } // namespace detail
 
 } // namespace synth

@@ -164,10 +164,10 @@ of_status convert_frame(State& st, int frame, Src src, const LevelDims& d0, cons
 
 // Exposure range matching (core/robust.hpp, core/flow_driver.cpp match_exposure) of both converted
 // frames, in place, before either normalisation: histograms into Ctrl::exposure_hist, the match
-// into Ctrl::exposure, the clamp of each frame (nothing when the match is not active). All on
+// into Ctrl::exposure, the map of each frame (range_map(): nothing when it leaves it as is). All on
 // the device: no host wait, so solve() stays capturable and each replay decides per frame.
 of_status match_exposure(State& st, const LevelDims& d0, const ErrorSink& err) {
-    if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
+    if (!robust_matches_exposure(st.cfg.robust)) return OF_OK;
     const cudaStream_t s = st.stream;
     Ctrl* c = st.ctrl();
     const DPlane<float> f0 = convert_target(st, 0, d0), f1 = convert_target(st, 1, d0);
@@ -177,26 +177,51 @@ of_status match_exposure(State& st, const LevelDims& d0, const ErrorSink& err) {
                 "exposure histogram launch");
     const unsigned long long n = static_cast<unsigned long long>(d0.w) * static_cast<unsigned long long>(d0.h);
     OF_CUDA_TRY(launch_exposure_match(c->exposure_hist, n, &c->exposure, s), "exposure match launch");
-    OF_CUDA_TRY(launch_clamp_range(f0, f1, &c->exposure, s), "exposure clamp launch");
+    OF_CUDA_TRY(launch_map_range(f0, f1, &c->exposure, st.cfg.robust, s), "exposure map launch");
     return OF_OK;
 }
 
-// Local contrast normalisation (core/robust.hpp, core/flow_driver.cpp normalize_level0) of a
-// converted frame, in place, before its presmooth: mean = G*I, var = G*(I - mean)^2,
+// Local contrast normalisation (core/robust.hpp, core/flow_driver.cpp normalize_level) of img
+// (level dims d), in place: mean = G*I, var = G*(I - mean)^2,
 // I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2)
-// (DevLayout::robust), free until the first level's warp.
-of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
-    if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
+// (DevLayout::robust), free until the first level's warp. P: float, or __half for a level of
+// an F16 pyramid (the statistics stay F32).
+// m: null for kRobustFloor, else the pair's match on the device (level_norm_floor(*m, frame)).
+template <class P>
+of_status normalize_plane(State& st, DPlane<P> img, const LevelDims& d, const ExposureMatch* m, int frame,
+                          const ErrorSink& err) {
     const cudaStream_t s = st.stream;
-    const DPlane<float> img = convert_target(st, frame, d0);
-    const DPlane<float> mean = st.robust_scratch(0, d0), sq = st.robust_scratch(1, d0), var = st.robust_scratch(2, d0);
-    const DPlane<const float> cimg{img.p, img.w, img.h, img.pitch}, cmean{mean.p, mean.w, mean.h, mean.pitch};
+    const DPlane<float> mean = st.robust_scratch(0, d), sq = st.robust_scratch(1, d), var = st.robust_scratch(2, d);
+    const DPlane<const P> cimg{img.p, img.w, img.h, img.pitch};
+    const DPlane<const float> cmean{mean.p, mean.w, mean.h, mean.pitch};
     OF_CUDA_TRY(launch_blur(cimg, mean, st.robust_blur, s), "blur launch");
     OF_CUDA_TRY(launch_robust_sq(cimg, cmean, sq, s), "robust launch");
     OF_CUDA_TRY(launch_blur({sq.p, sq.w, sq.h, sq.pitch}, var, st.robust_blur, s), "blur launch");
     OF_CUDA_TRY(launch_robust_combine(cimg, cmean, {var.p, var.w, var.h, var.pitch}, img, kRobustMid, kRobustGain,
-                                      kRobustFloor, s),
+                                      kRobustFloor, m, frame, s),
                 "robust launch");
+    return OF_OK;
+}
+
+// OF_ROBUST_LOCAL_NORM: the converted frame, before its presmooth.
+of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
+    if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
+    return normalize_plane(st, convert_target(st, frame, d0), d0, nullptr, frame, err);
+}
+
+// OF_ROBUST_LEVEL_NORM: every level of a built pyramid at its own scale (core/flow_driver.cpp
+// normalize_pyramids), after both pyramids are built (the level blurs' scratch(0) is free again)
+// and the texture rule has judged them.
+// m: the pair's match on the device (Ctrl::exposure, after match_exposure()), or null for a
+// frame alone (the bench hooks: kRobustFloor).
+of_status normalize_levels(State& st, int frame, const LevelDims* dims, int levels, const ExposureMatch* m,
+                           const ErrorSink& err) {
+    if (st.cfg.robust != OF_ROBUST_LEVEL_NORM) return OF_OK;
+    for (int l = 0; l < levels; ++l) {
+        const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, l, dims[l]), dims[l], m, frame, err)
+                                          : normalize_plane(st, st.pyr(frame, l, dims[l]), dims[l], m, frame, err);
+        if (r != OF_OK) return r;
+    }
     return OF_OK;
 }
 
@@ -246,7 +271,8 @@ of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, in
     of_status r = convert_frame(st, frame, src, dims[0], err);
     if (r == OF_OK) r = normalize(st, frame, dims[0], err);
     if (r == OF_OK) r = presmooth(st, frame, dims[0], err);
-    return r == OF_OK ? build_levels(st, frame, dims, levels, err) : r;
+    if (r == OF_OK) r = build_levels(st, frame, dims, levels, err);
+    return r == OF_OK ? normalize_levels(st, frame, dims, levels, nullptr, err) : r;
 }
 
 of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err) {
@@ -376,6 +402,9 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     if (r == OF_OK) r = build_levels(st, 0, dims, levels, err);
     if (r == OF_OK) r = build_levels(st, 1, dims, levels, err);
     if (r == OF_OK && info->top < 0) r = texture_top(st, *info, err); // -> Ctrl::top
+    // After the texture rule, which judges the levels as they are (core/flow_driver.cpp).
+    if (r == OF_OK) r = normalize_levels(st, 0, dims, levels, &st.ctrl()->exposure, err);
+    if (r == OF_OK) r = normalize_levels(st, 1, dims, levels, &st.ctrl()->exposure, err);
     if (r != OF_OK) return r;
 
     // Fresh control block: counter 0, no warp stopped.

@@ -133,10 +133,17 @@ cudaError_t launch_pingpong_fixup(const IterArgs<T2>& a, int launches, cudaStrea
 // ---- robust_cuda.cu: exposure-robust stages (core/robust.hpp) ------------------------------
 /// sq = (src - mean)^2 (robust_sq_ref).
 cudaError_t launch_robust_sq(DPlane<const float> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s);
-/// dst = mid + gain (src - mean) / (sqrt(max(var, 0)) + floor_) (robust_combine_ref with the
-/// constants of core/robust.hpp); dst may be src.
+cudaError_t launch_robust_sq(DPlane<const __half> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s);
+/// dst = mid + gain (src - mean) / (sqrt(max(var, 0)) + floor) (robust_combine_ref with the
+/// constants of core/robust.hpp); dst may be src. floor = floor_, or with m not null
+/// level_norm_floor(*m, frame) read on the device (OF_ROBUST_LEVEL_NORM).
 cudaError_t launch_robust_combine(DPlane<const float> src, DPlane<const float> mean, DPlane<const float> var,
-                                  DPlane<float> dst, float mid, float gain, float floor_, cudaStream_t s);
+                                  DPlane<float> dst, float mid, float gain, float floor_, const ExposureMatch* m,
+                                  int frame, cudaStream_t s);
+/// The same on a level of an F16 pyramid (OF_ROBUST_LEVEL_NORM): computed in F32, rounded once.
+cudaError_t launch_robust_combine(DPlane<const __half> src, DPlane<const float> mean, DPlane<const float> var,
+                                  DPlane<__half> dst, float mid, float gain, float floor_, const ExposureMatch* m,
+                                  int frame, cudaStream_t s);
 /// Levels of one pyramid for the texture rule (only p of levels >= 1 is read).
 struct TexLevels {
     const void* p[kMaxLevels]; // float, or __half when half (an F16 pyramid)
@@ -178,9 +185,10 @@ cudaError_t launch_exposure_hist(DPlane<const float> f0, DPlane<const float> f1,
                                  cudaStream_t s);
 /// One thread: *m = exposure_match(hist, hist + kExposureBins, n).
 cudaError_t launch_exposure_match(const unsigned int* hist, unsigned long long n, ExposureMatch* m, cudaStream_t s);
-/// f0 and f1 in place to [m->lo[f], m->hi[f]] (clamp_range_ref), one launch (grid z = frame);
-/// does nothing when !m->active.
-cudaError_t launch_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, cudaStream_t s);
+/// f0 and f1 mapped in place as range_map(*m, f, robust) says (map_range_ref), one launch (grid
+/// z = frame); a frame the map leaves as it is is not touched.
+cudaError_t launch_map_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, of_robust robust,
+                             cudaStream_t s);
 
 // ---- kernel registry (cuda_backend.cu loads them all at create) ----------------------------
 struct KernelList {

@@ -108,7 +108,7 @@ struct Ctrl {
                           // frame by launch_texture_top, read by launch_finish_level, only when
                           // the rule is on (SolveInfo::top < 0)
     double tex[kMaxLevels * kTexBlocks]; // per-(level, block) partial texture energies
-    // Exposure range matching (core/robust.hpp; OF_ROBUST_LOCAL_NORM only), per frame in
+    // Exposure range matching (core/robust.hpp; every robust mode but NONE), per frame in
     // solve(): histograms of both converted frames (frame f's at f * kExposureBins; zeroed
     // by a memset before the histogram launch), then the match the one-thread kernel chose,
     // read by the clamp kernel.

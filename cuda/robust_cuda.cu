@@ -10,7 +10,7 @@
 //  - exposure range matching (core/flow_driver.cpp match_exposure): histograms of both converted
 //    frames (exposure_hist_ref: integer counts, so the atomics' order does not matter), the
 //    match itself (exposure_match, the host's own code, in one thread) and the clamp of each
-//    frame to its range (clamp_range_ref), the range read from device memory.
+//    frame as range_map() says (map_range_ref), the match read from device memory.
 // Same operations in the same order as the reference (this file is compiled without mul+add
 // contraction, IEEE division and square root: cuda/CMakeLists.txt), so the normalisation, the
 // median and the bound equal it bit for bit. The texture energies are summed in double in a
@@ -40,23 +40,32 @@ __device__ __forceinline__ bool pixel(int w, int h, int* x, int* y) {
     return *x < w && *y < h;
 }
 
-__global__ void __launch_bounds__(kBX * kBY) k_robust_sq(DPlane<const float> src, DPlane<const float> mean,
+// P: the image's element (float, or __half for a level of an F16 pyramid: OF_ROBUST_LEVEL_NORM),
+// read widened (pix); mean, sq and var stay F32.
+template <class P>
+__global__ void __launch_bounds__(kBX * kBY) k_robust_sq(DPlane<const P> src, DPlane<const float> mean,
                                                    DPlane<float> sq) {
     int x, y;
     if (!pixel(src.w, src.h, &x, &y)) return;
-    const float d = src.row(y)[x] - mean.row(y)[x];
+    const float d = pix(src.row(y)[x]) - mean.row(y)[x];
     sq.row(y)[x] = d * d;
 }
 
-// dst may be src: each thread reads its own pixel before it writes it.
-__global__ void __launch_bounds__(kBX * kBY) k_robust_combine(DPlane<const float> src, DPlane<const float> mean,
-                                                        DPlane<const float> var, DPlane<float> dst, float mid,
-                                                        float gain, float floor_) {
+// dst may be src: each thread reads its own pixel before it writes it. An F16 level is
+// computed in F32 and rounded once on the store (store_pix).
+// The floor: floor_, or with m not null level_norm_floor(*m, frame) (OF_ROBUST_LEVEL_NORM: the
+// pair's match, read from device memory so that a captured graph takes each frame's own).
+template <class P>
+__global__ void __launch_bounds__(kBX * kBY) k_robust_combine(DPlane<const P> src, DPlane<const float> mean,
+                                                        DPlane<const float> var, DPlane<P> dst, float mid,
+                                                        float gain, float floor_, const ExposureMatch* m,
+                                                        int frame) {
     int x, y;
     if (!pixel(src.w, src.h, &x, &y)) return;
+    if (m) floor_ = level_norm_floor(*m, frame);
     const float v = var.row(y)[x];
     const float sd = sqrtf(v < 0.0f ? 0.0f : v); // std::max(v, 0.0f): NaN stays NaN
-    dst.row(y)[x] = mid + gain * (src.row(y)[x] - mean.row(y)[x]) / (sd + floor_);
+    dst.row(y)[x] = store_pix<P>(mid + gain * (pix(src.row(y)[x]) - mean.row(y)[x]) / (sd + floor_));
 }
 
 // Block (b, l - 1) sums gx^2 + gy^2 (float, as texture_energy_ref forms it) over rows
@@ -179,17 +188,18 @@ __global__ void k_exposure_match(const unsigned int* hist, unsigned long long n,
     *m = exposure_match(hist, hist + kExposureBins, n);
 }
 
-// Frame blockIdx.z (f0 or f1) clamped in place to [m->lo[z], m->hi[z]] (clamp_range_ref:
-// fmin(fmax(v, lo), hi)); nothing when the match is not active.
-__global__ void __launch_bounds__(kBX * kBY) k_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m) {
-    if (!m->active) return;
-    int x, y;
+// Frame blockIdx.z (f0 or f1) mapped in place as range_map(*m, z, robust) says (map_range_ref:
+// fmin(fmax(v, lo), hi) * scale + bias); nothing when the map leaves the frame as it is.
+__global__ void __launch_bounds__(kBX * kBY) k_map_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m,
+                                                   of_robust robust) {
     const int f = static_cast<int>(blockIdx.z);
+    const RangeMap t = range_map(*m, f, robust);
+    if (!t.any) return;
+    int x, y;
     const DPlane<float> p = f == 0 ? f0 : f1;
     if (!pixel(p.w, p.h, &x, &y)) return;
-    const float lo = m->lo[f], hi = m->hi[f];
     float* v = p.row(y) + x;
-    *v = fminf(fmaxf(*v, lo), hi);
+    *v = fminf(fmaxf(*v, t.lo), t.hi) * t.scale + t.bias;
 }
 
 } // namespace
@@ -208,24 +218,48 @@ cudaError_t launch_exposure_match(const unsigned int* hist, unsigned long long n
     return cudaGetLastError();
 }
 
-cudaError_t launch_clamp_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, cudaStream_t s) {
+cudaError_t launch_map_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, of_robust robust,
+                             cudaStream_t s) {
     const int w = f0.w > f1.w ? f0.w : f1.w, h = f0.h > f1.h ? f0.h : f1.h;
     if (w < 1 || h < 1) return cudaSuccess;
     dim3 g = grid_for(w, h);
     g.z = 2u;
-    k_clamp_range<<<g, dim3(kBX, kBY), 0, s>>>(f0, f1, m);
+    k_map_range<<<g, dim3(kBX, kBY), 0, s>>>(f0, f1, m, robust);
+    return cudaGetLastError();
+}
+
+template <class P>
+cudaError_t robust_sq(DPlane<const P> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s) {
+    k_robust_sq<P><<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, mean, sq);
+    return cudaGetLastError();
+}
+
+template <class P>
+cudaError_t robust_combine(DPlane<const P> src, DPlane<const float> mean, DPlane<const float> var, DPlane<P> dst,
+                           float mid, float gain, float floor_, const ExposureMatch* m, int frame, cudaStream_t s) {
+    k_robust_combine<P><<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, mean, var, dst, mid, gain, floor_, m,
+                                                                         frame);
     return cudaGetLastError();
 }
 
 cudaError_t launch_robust_sq(DPlane<const float> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s) {
-    k_robust_sq<<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, mean, sq);
-    return cudaGetLastError();
+    return robust_sq(src, mean, sq, s);
+}
+
+cudaError_t launch_robust_sq(DPlane<const __half> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s) {
+    return robust_sq(src, mean, sq, s);
 }
 
 cudaError_t launch_robust_combine(DPlane<const float> src, DPlane<const float> mean, DPlane<const float> var,
-                                  DPlane<float> dst, float mid, float gain, float floor_, cudaStream_t s) {
-    k_robust_combine<<<grid_for(src.w, src.h), dim3(kBX, kBY), 0, s>>>(src, mean, var, dst, mid, gain, floor_);
-    return cudaGetLastError();
+                                  DPlane<float> dst, float mid, float gain, float floor_, const ExposureMatch* m,
+                                  int frame, cudaStream_t s) {
+    return robust_combine(src, mean, var, dst, mid, gain, floor_, m, frame, s);
+}
+
+cudaError_t launch_robust_combine(DPlane<const __half> src, DPlane<const float> mean, DPlane<const float> var,
+                                  DPlane<__half> dst, float mid, float gain, float floor_, const ExposureMatch* m,
+                                  int frame, cudaStream_t s) {
+    return robust_combine(src, mean, var, dst, mid, gain, floor_, m, frame, s);
 }
 
 cudaError_t launch_texture_top(const TexLevels& t, double* partials, double min_texture, int* top, cudaStream_t s) {
@@ -261,8 +295,10 @@ cudaError_t launch_finish_level(DPlane<float2> u, int level, const int* top, int
 }
 
 void list_robust_kernels(KernelList* l) {
-    l->add(reinterpret_cast<const void*>(&k_robust_sq), "robust_sq");
-    l->add(reinterpret_cast<const void*>(&k_robust_combine), "robust_combine");
+    l->add(reinterpret_cast<const void*>(&k_robust_sq<float>), "robust_sq");
+    l->add(reinterpret_cast<const void*>(&k_robust_combine<float>), "robust_combine");
+    l->add(reinterpret_cast<const void*>(&k_robust_sq<__half>), "robust_sq_f16");
+    l->add(reinterpret_cast<const void*>(&k_robust_combine<__half>), "robust_combine_f16");
     l->add(reinterpret_cast<const void*>(&k_texture_partial<float>), "texture_partial");
     l->add(reinterpret_cast<const void*>(&k_texture_partial<__half>), "texture_partial_f16");
     l->add(reinterpret_cast<const void*>(&k_texture_top), "texture_top");
@@ -271,7 +307,7 @@ void list_robust_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_finish_level), "finish_level");
     l->add(reinterpret_cast<const void*>(&k_exposure_hist), "exposure_hist");
     l->add(reinterpret_cast<const void*>(&k_exposure_match), "exposure_match");
-    l->add(reinterpret_cast<const void*>(&k_clamp_range), "clamp_range");
+    l->add(reinterpret_cast<const void*>(&k_map_range), "map_range");
 }
 
 } // namespace cuda

@@ -28,7 +28,14 @@ flow agreement, EPE, validity, the regions where the two disagree and why, and t
 at 1 thread. lk_peer()'s docstring has the settings, the minEigThreshold conversion and the
 method.
 
-Usage: scripts/compare_opencv.py --cli build/host/samples/oflow-cli --lk
+--matrix: OpenCV's figures for the motion x photometry accuracy matrix (core/synth_matrix.hpp):
+matrix_frames (tests/tools) writes every cell's frames at its native size, OpenCV's DualTVL1
+runs on each with oflow's TV-L1 default schedule, and the EPE of every cell goes to a TSV
+(--matrix-out). opencv_matrix()'s docstring has the settings.
+
+Usage: scripts/compare_opencv.py --matrix [--matrix-out tests/data/opencv_matrix.tsv]
+           [--frames-tool build/host/tests/matrix_frames] [--jobs 2] [--seed 1]
+       scripts/compare_opencv.py --cli build/host/samples/oflow-cli --lk
            [--lk-sizes 160x120,320x240] [--window 11] [--min-eigen 1] [--lk-iters 10]
            [--epsilon 0.01] [--levels 0] [--lk-raised-iters 50] [--repeat 5] [--cases ...]
        scripts/compare_opencv.py --sor-anchor [--size 640x480] [--repeat 5]
@@ -39,10 +46,12 @@ Usage: scripts/compare_opencv.py --cli build/host/samples/oflow-cli --lk
 """
 import argparse
 import concurrent.futures
+import datetime
 import itertools
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -294,6 +303,95 @@ def sor_anchor(a, tmp):
               f"OpenCV / oflow {cv_ns / of_ns:.2f}x (oflow {of_ns / cv_ns:.1f}x OpenCV's time)")
     print(f"  per pixel: OpenCV 28 FLOPs, 52 B streamed; oflow {row['flops_per_px_it']:.0f} FLOPs, "
           f"{row['bytes_per_px_it']:.0f} B (this function's docstring)")
+
+
+# oflow's TV-L1 defaults (of_config_init: core/config_check.cpp), the schedule of --matrix.
+MATRIX_SCHEDULE = {"tau": 0.25, "lambda": 0.15, "theta": 0.3, "warps": 5, "iterations": 300,
+                   "epsilon": 0.01, "median": 5}
+
+
+def opencv_matrix(a, tmp):
+    """OpenCV's DualTVL1 on every cell of the accuracy matrix: EPE and time per cell, to a TSV.
+
+    Frames: `matrix_frames TMP --seed S` (tests/tools/matrix_frames.cpp): every (motion,
+    photometry) cell of core/synth_matrix.hpp at its native size, as raw float32 0..255 and the
+    exact flow (u plane, v plane); its cells.tsv lists them.
+
+    OpenCV (cv2.optflow.DualTVL1OpticalFlow, opencv_contrib's modules/optflow/src/tvl1flow.cpp)
+    with oflow's TV-L1 defaults: tau 0.25, lambda 0.15, theta 0.3, scale step 0.5, levels from
+    auto_levels (coarsest side >= 16 px: the size rule of oflow's automatic count, and OpenCV
+    stops at the same side), warps 5, inner iterations 300, outer iterations 1, epsilon 0.01,
+    gamma 0, median filtering 5 (oflow's median_size default), no initial flow. The frames go in
+    as CV_32F single channel: DualTVL1 accepts CV_8UC1 and CV_32FC1 and scales a CV_32F frame
+    by 255 (it expects 0..1), so each frame is passed as I / 255 and OpenCV works on I (up to one
+    float rounding): no 8-bit quantisation.
+
+    EPE: the mean endpoint error over all pixels (occluded ones and those whose match leaves the
+    frame included). seconds: the wall time of the calc() call alone, cv2.setNumThreads(1), with
+    --jobs cells running at a time (threads; the binding releases the GIL).
+    """
+    jobs = a.jobs
+    sched = MATRIX_SCHEDULE
+    tool = a.frames_tool
+    if not os.path.isfile(tool):
+        sys.exit(f"compare_opencv: --frames-tool {tool}: not found (build the matrix_frames target)")
+    frames = os.path.join(tmp, "matrix")
+    subprocess.run([tool, frames, "--seed", str(a.seed)], check=True)
+    cells = []
+    with open(os.path.join(frames, "cells.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("motion\t"):
+                continue
+            motion, photometry, w, h = line.split("\t")[:4]
+            cells.append((motion, photometry, int(w), int(h)))
+    cv2.setNumThreads(1)
+
+    def cell(motion, photometry, w, h):
+        stem = os.path.join(frames, f"{motion}_{photometry}_")
+        i0 = np.fromfile(stem + "0.f32", "<f4").reshape(h, w)
+        i1 = np.fromfile(stem + "1.f32", "<f4").reshape(h, w)
+        gt = np.fromfile(stem + "gt.f32", "<f4").reshape(2, h, w).transpose(1, 2, 0)
+        levels = auto_levels(w, h)
+        o = make_opencv(sched["tau"], sched["lambda"], sched["theta"], levels, sched["warps"],
+                        sched["iterations"], sched["epsilon"], sched["median"])
+        t0 = time.perf_counter()
+        flow = o.calc((i0 / np.float32(255)).astype(np.float32),
+                      (i1 / np.float32(255)).astype(np.float32), None)
+        seconds = time.perf_counter() - t0
+        epe = float(np.sqrt(((flow - gt) ** 2).sum(axis=2)).mean())
+        print(f"  {motion:<14} {photometry:<11} {w}x{h} levels {levels}: EPE {epe:.4f} ({seconds:.1f} s)",
+              flush=True)
+        return levels, epe, seconds
+
+    print(f"OpenCV {cv2.__version__} DualTVL1 on {len(cells)} cells, {jobs} at a time", flush=True)
+    load0 = os.getloadavg()[0]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(cell, *c) for c in cells]
+        results = [f.result() for f in futures]
+    shutil.rmtree(frames)  # ~220 MB at the native sizes
+
+    command = " ".join(shlex.quote(v) for v in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
+    out = a.matrix_out
+    if os.path.dirname(out):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(f"# OpenCV's DualTVL1 on the accuracy matrix (core/synth_matrix.hpp, seed {a.seed}): every "
+                f"(motion, photometry) cell at its native size; opencv_epe = mean endpoint error over all pixels\n")
+        f.write(f"# schedule (oflow's TV-L1 defaults): tau {sched['tau']}, lambda {sched['lambda']}, theta "
+                f"{sched['theta']}, scale step 0.5, levels = coarsest side >= 16 px, warps {sched['warps']}, inner "
+                f"iterations {sched['iterations']}, outer iterations 1, epsilon {sched['epsilon']}, gamma 0, median "
+                f"filtering {sched['median']}\n")
+        f.write("# frames: float32 0..255 from matrix_frames, given to OpenCV as CV_32FC1 I / 255 (DualTVL1 scales "
+                "CV_32F input by 255): no 8-bit rounding\n")
+        f.write(f"# OpenCV {cv2.__version__} (cv2.optflow), 1 thread per cell, {jobs} cells at a time; seconds = "
+                f"wall time of calc(); {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}, "
+                f"{os.cpu_count()} CPUs, 1-minute load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after "
+                f"(the machine is shared: the times are indicative)\n")
+        f.write(f"# command: {command}\n")
+        f.write("motion\tphotometry\twidth\theight\tlevels\topencv_epe\tseconds\n")
+        for (motion, photometry, w, h), (levels, epe, seconds) in zip(cells, results):
+            f.write(f"{motion}\t{photometry}\t{w}\t{h}\t{levels}\t{epe:.4f}\t{seconds:.2f}\n")
+    print(f"wrote {out}")
 
 
 def lk_min_eig_threshold(min_eigen):
@@ -632,8 +730,14 @@ def main():
     ap.add_argument("--exposure-size", default="320x240")
     ap.add_argument("--quick", action="store_true",
                     help="exposure grid subset: gains 0.8 1.1, offsets -20 20, sigma 3")
-    ap.add_argument("--jobs", type=int, default=1, help="exposure grid points run at a time")
-    ap.add_argument("--seed", type=int, default=1, help="exposure grid texture seed")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="exposure grid points (default 1) or --matrix cells (default 2) run at a time")
+    ap.add_argument("--seed", type=int, default=1, help="exposure grid / --matrix texture seed")
+    ap.add_argument("--matrix", action="store_true",
+                    help="OpenCV's DualTVL1 on the motion x photometry matrix (opencv_matrix), to --matrix-out")
+    ap.add_argument("--matrix-out", default="tests/data/opencv_matrix.tsv", help="--matrix: the TSV written")
+    ap.add_argument("--frames-tool", default="build/host/tests/matrix_frames",
+                    help="--matrix: the matrix_frames tool (tests/tools/matrix_frames.cpp)")
     ap.add_argument("--backend", default="reference", help="oflow-cli --backend (exposure grid)")
     ap.add_argument("--median", type=int, choices=[3, 5], default=None,
                     help="exposure grid: OpenCV's median filter size, and oflow's default run's")
@@ -642,13 +746,18 @@ def main():
     ap.add_argument("--before-flags", default="--robust none --median 0 --min-texture 0",
                     help="exposure grid: oflow-cli flags of the 'before' run")
     a = ap.parse_args()
+    if a.jobs is None:
+        a.jobs = 2 if a.matrix else 1
     cv2.setNumThreads(a.threads)
     tmp = tempfile.mkdtemp(prefix="oflow-cmp-")
     if a.sor_anchor:
         sor_anchor(a, tmp)
         return
+    if a.matrix:
+        opencv_matrix(a, tmp)
+        return
     if not a.cli:
-        sys.exit("compare_opencv: --cli is required (except with --sor-anchor)")
+        sys.exit("compare_opencv: --cli is required (except with --sor-anchor and --matrix)")
     if a.exposure:
         exposure_grid(a, tmp)
         return

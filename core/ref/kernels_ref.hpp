@@ -19,10 +19,10 @@ double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1);
 void tvl1_calc_p_ref(const Tvl1IterArgs& a, int y0, int y1);
 void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1);
 void robust_sq_ref(Plane src, Plane mean, Plane sq, int y0, int y1);
-void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, int y0, int y1);
+void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, float floor, int y0, int y1);
 double texture_energy_ref(Plane src, int y0, int y1);
 void exposure_hist_ref(Plane src, unsigned* bins, int y0, int y1);
-void clamp_range_ref(Plane p, float lo, float hi, int y0, int y1);
+void map_range_ref(Plane p, const RangeMap& t, int y0, int y1);
 void median_flow_ref(Plane src, Plane dst, int size, int y0, int y1);
 
 /// The largest F32 pixel magnitude the solvers take: far above the 0..255 scale (and above a

@@ -23,7 +23,7 @@ void robust_sq_ref(Plane src, Plane mean, Plane sq, int y0, int y1) {
     }
 }
 
-void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, int y0, int y1) {
+void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, float floor, int y0, int y1) {
     for (int y = y0; y < y1; ++y) {
         const float* s = src.row(y);
         const float* m = mean.row(y);
@@ -32,7 +32,7 @@ void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, int y0, int
         for (int x = 0; x < src.w; ++x) {
             // var >= 0 up to rounding of the blur: clamp before the root.
             const float sd = std::sqrt(std::max(v[x], 0.0f));
-            o[x] = kRobustMid + kRobustGain * (s[x] - m[x]) / (sd + kRobustFloor);
+            o[x] = kRobustMid + kRobustGain * (s[x] - m[x]) / (sd + floor);
         }
     }
 }
@@ -61,10 +61,10 @@ void exposure_hist_ref(Plane src, unsigned* bins, int y0, int y1) {
     }
 }
 
-void clamp_range_ref(Plane p, float lo, float hi, int y0, int y1) {
+void map_range_ref(Plane p, const RangeMap& t, int y0, int y1) {
     for (int y = y0; y < y1; ++y) {
         float* r = p.row(y);
-        for (int x = 0; x < p.w; ++x) r[x] = std::fmin(std::fmax(r[x], lo), hi);
+        for (int x = 0; x < p.w; ++x) r[x] = std::fmin(std::fmax(r[x], t.lo), t.hi) * t.scale + t.bias;
     }
 }
 

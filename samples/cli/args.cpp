@@ -175,9 +175,10 @@ const char* usage_text() {
            "                      iters * (1 + F * l) (default 0 = every level the same)\n"
            "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
            "  --presmooth F       Gaussian sigma on both frames before the pyramid (0 = off)\n"
-           "  --robust R          illumination-robust preprocessing: none | local-norm\n"
-           "                      (default local-norm)\n"
-           "  --robust-sigma F    local-norm window, Gaussian sigma in px, 0.5..10\n"
+           "  --robust R          illumination-robust preprocessing: none | local-norm |\n"
+           "                      range-match | level-norm (default local-norm)\n"
+           "  --robust-sigma F    local-norm / level-norm window, Gaussian sigma in px\n"
+           "                      (level-norm: in each level's px), 0.5..10\n"
            "  --median N          median filter of the flow after every warp: 0 (off), 3, 5\n"
            "  --min-texture F     automatic levels: coarsest level used needs this mean squared\n"
            "                      gradient (0 = size rule only); --explain shows the defaults\n"
@@ -292,7 +293,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             o->texture = value;
             o->texture_given = true;
         } else if (arg == "--robust") {
-            if (!one_of(value, {"none", "local-norm"})) return bad("none or local-norm");
+            if (!one_of(value, {"none", "local-norm", "range-match", "level-norm"}))
+                return bad("none, local-norm, range-match or level-norm");
             o->robust = value;
         } else if (arg == "--warm-start") {
             if (!one_of(value, {"on", "off"})) return bad("on or off");

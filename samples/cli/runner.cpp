@@ -53,6 +53,8 @@ const char* robust_name(of_robust r) {
     switch (r) {
     case OF_ROBUST_NONE: return "none";
     case OF_ROBUST_LOCAL_NORM: return "local-norm";
+    case OF_ROBUST_RANGE_MATCH: return "range-match";
+    case OF_ROBUST_LEVEL_NORM: return "level-norm";
     default: break;
     }
     return "unknown";
@@ -124,7 +126,9 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.rho) cfg.hs.rho = *o.rho;
     if (o.window) cfg.lk.window = *o.window;
     if (o.presmooth) cfg.presmooth_sigma = *o.presmooth;
-    if (o.robust) cfg.robust = *o.robust == "none" ? OF_ROBUST_NONE : OF_ROBUST_LOCAL_NORM;
+    if (o.robust)
+        for (int r = OF_ROBUST_NONE; r <= OF_ROBUST_LEVEL_NORM; ++r)
+            if (*o.robust == robust_name(static_cast<of_robust>(r))) cfg.robust = static_cast<of_robust>(r);
     if (o.robust_sigma) cfg.robust_sigma = *o.robust_sigma;
     if (o.median) cfg.median_size = *o.median;
     if (o.min_texture) cfg.min_texture = *o.min_texture;

@@ -159,7 +159,7 @@ const Fixed kFixed[] = {
     {"k_robust_combine", kPlane, 0},
     {"k_median_flow", kPlane, 0},
     {"k_finish_level", kPlane, 0},
-    {"k_clamp_range", kPlane, 0},
+    {"k_map_range", kPlane, 0},
     {"k_texture_partial", cuda::kReduceThreads, 0},
     {"k_exposure_hist", cuda::kReduceThreads, 0},
     {"k_texture_top", 1, 0},

@@ -9,11 +9,16 @@
 //   high-pass          I - 0.95 Gaussian(I, sigma 4), x2 around 128 (a cheap stand-in for ROF)
 //   local-norm         the library's own OF_ROBUST_LOCAL_NORM (exposure range matching, then
 //                      128 + 20 (I - mean) / (sd + 4) over a Gaussian of sigma 3), inside of_process
+// --matrix: the accuracy matrix's cells up to 512x512 (core/synth_matrix.hpp) with the
+// candidates structure-texture (as above), rank-5x5 (the census family as an image: rank5()),
+// and the library's local-norm and level-norm, for one algorithm's defaults.
 // Not a test: a study tool, built with the suite so it keeps compiling.
 // Usage: robust_candidates [WxH] [warps iterations]   (default 320x240, 5 x 300)
+//        robust_candidates --matrix [tvl1|hs|clg|lk] [MOTION]
 #include "oflow.h"
 
 #include "core/synth.hpp"
+#include "core/synth_matrix.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -97,6 +102,103 @@ void prefilter(int mode, Img& img, int w, int h) {
     }
 }
 
+// Mean EPE of cfg's flow from frame a to b (w x h F32) against (gu, gv); -1 on failure (printed).
+double flow_epe(const of_config& cfg, const Img& a, const Img& b, const Img& gu, const Img& gv, int w, int h) {
+    of_context* ctx = nullptr;
+    if (of_create(&cfg, &ctx) != OF_OK) {
+        std::fprintf(stderr, "%s\n", of_last_error(nullptr));
+        return -1.0;
+    }
+    const size_t n = a.size();
+    of_image fa = {sizeof(of_image), OF_PIXEL_F32, OF_MEMORY_HOST, static_cast<uint32_t>(w),
+                   static_cast<uint32_t>(h), static_cast<size_t>(w) * 4, a.data()};
+    of_image fb = fa;
+    fb.data = b.data();
+    Img u(n), v(n);
+    of_flow f = {sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(w),
+                 static_cast<uint32_t>(h), static_cast<size_t>(w) * 4, u.data(), v.data(),
+                 OF_VALID_NONE, 0, nullptr, OF_FLOW_FORMAT_F32};
+    const of_status r = of_process(ctx, &fa, &fb, &f);
+    if (r != OF_OK) std::fprintf(stderr, "%s\n", of_last_error(ctx));
+    of_destroy(ctx);
+    if (r != OF_OK) return -1.0;
+    double epe = 0.0;
+    for (size_t k = 0; k < n; ++k) epe += std::hypot(u[k] - gu[k], v[k] - gv[k]);
+    return epe / static_cast<double>(n);
+}
+
+// Census family as an image: the rank transform (Zabih and Woodfill 1994) over a 5x5 window,
+// the number of the 24 neighbours darker than the centre by more than 1 grey level, scaled to
+// 0..240. Unchanged by any monotonic brightness change (gain, offset, gamma) where the
+// neighbours differ by more than the tolerance.
+void rank5(Img& img, int w, int h) {
+    const Img in = img;
+    auto at = [&](int x, int y) {
+        x = std::min(std::max(x, 0), w - 1);
+        y = std::min(std::max(y, 0), h - 1);
+        return in[static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)];
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const float c = at(x, y);
+            int r = 0;
+            for (int dy = -2; dy <= 2; ++dy)
+                for (int dx = -2; dx <= 2; ++dx) r += (dx || dy) && at(x + dx, y + dy) < c - 1.0f;
+            img[static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)] = 10.0f * static_cast<float>(r);
+        }
+}
+
+// --matrix: the motion x photometry matrix (core/synth_matrix.hpp) cells up to 512x512, each
+// candidate applied to both frames outside the library, then algorithm `algo` with its defaults
+// but robust none; beside them the library's own modes (docs/accuracy.md section 13).
+int run_matrix(of_algorithm algo, const char* only) {
+    using oflow::synth::Motion;
+    using oflow::synth::Photometry;
+    const char* names[] = {"none", "structure-texture", "rank-5x5", "local-norm", "level-norm"};
+    std::printf("matrix candidates (reference path, algorithm %d defaults, 2 threads); EPE\n%-26s", static_cast<int>(algo),
+                "cell");
+    for (const char* nm : names) std::printf(" %17s", nm);
+    std::printf("\n");
+    for (int mi = 0; mi < static_cast<int>(Motion::Count); ++mi)
+        for (int pi = 0; pi < static_cast<int>(Photometry::Count); ++pi) {
+            const Motion m = static_cast<Motion>(mi);
+            if (m == Motion::Rotation720p || m == Motion::CameraPath1080p) continue;
+            if (only && std::strcmp(only, oflow::synth::motion_name(m)) != 0) continue;
+            int w = 0, h = 0;
+            oflow::synth::motion_size(m, &w, &h);
+            const size_t n = static_cast<size_t>(w) * static_cast<size_t>(h);
+            Img i0(n), i1(n), gu(n), gv(n);
+            oflow::synth::generate_cell(m, static_cast<Photometry>(pi), w, h, 1, i0.data(), i1.data(), gu.data(),
+                                        gv.data(), w);
+            char label[64];
+            std::snprintf(label, sizeof label, "%s/%s", oflow::synth::motion_name(m),
+                          oflow::synth::photometry_name(static_cast<Photometry>(pi)));
+            std::printf("%-26s", label);
+            for (int mode = 0; mode < 5; ++mode) {
+                Img a = i0, b = i1;
+                if (mode == 1) {
+                    prefilter(1, a, w, h);
+                    prefilter(1, b, w, h);
+                } else if (mode == 2) {
+                    rank5(a, w, h);
+                    rank5(b, w, h);
+                }
+                of_config cfg;
+                of_config_init(&cfg, algo);
+                cfg.max_width = static_cast<uint32_t>(w);
+                cfg.max_height = static_cast<uint32_t>(h);
+                cfg.format = OF_PIXEL_F32;
+                cfg.backend = OF_BACKEND_REFERENCE;
+                cfg.threads = 2;
+                cfg.robust = mode == 3 ? OF_ROBUST_LOCAL_NORM : mode == 4 ? OF_ROBUST_LEVEL_NORM : OF_ROBUST_NONE;
+                std::printf(" %17.3f", flow_epe(cfg, a, b, gu, gv, w, h));
+                std::fflush(stdout);
+            }
+            std::printf("\n");
+        }
+    return 0;
+}
+
 struct CaseDef {
     const char* label;
     oflow::synth::Case c;
@@ -106,6 +208,14 @@ struct CaseDef {
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--matrix") == 0) {
+        const char* a = argc > 2 ? argv[2] : "tvl1";
+        const of_algorithm algo = std::strcmp(a, "hs") == 0    ? OF_ALGO_HS
+                                  : std::strcmp(a, "clg") == 0 ? OF_ALGO_CLG
+                                  : std::strcmp(a, "lk") == 0  ? OF_ALGO_LK
+                                                               : OF_ALGO_TVL1;
+        return run_matrix(algo, argc > 3 ? argv[3] : nullptr);
+    }
     int w = 320, h = 240;
     uint32_t warps = 5, iters = 300;
     if (argc > 1 && std::sscanf(argv[1], "%dx%d", &w, &h) != 2) return 2;
@@ -154,27 +264,9 @@ int main(int argc, char** argv) {
             cfg.warps = warps;
             cfg.iterations = iters;
             cfg.robust = mode == 3 ? OF_ROBUST_LOCAL_NORM : OF_ROBUST_NONE;
-            of_context* ctx = nullptr;
-            if (of_create(&cfg, &ctx) != OF_OK) {
-                std::fprintf(stderr, "%s\n", of_last_error(nullptr));
-                return 1;
-            }
-            of_image fa = {sizeof(of_image), OF_PIXEL_F32, OF_MEMORY_HOST, static_cast<uint32_t>(w),
-                           static_cast<uint32_t>(h), static_cast<size_t>(w) * 4, a.data()};
-            of_image fb = fa;
-            fb.data = b.data();
-            Img u(n), v(n);
-            of_flow f = {sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(w),
-                         static_cast<uint32_t>(h), static_cast<size_t>(w) * 4, u.data(), v.data(),
-                         OF_VALID_NONE, 0, nullptr, OF_FLOW_FORMAT_F32};
-            if (of_process(ctx, &fa, &fb, &f) != OF_OK) {
-                std::fprintf(stderr, "%s\n", of_last_error(ctx));
-                return 1;
-            }
-            of_destroy(ctx);
-            double epe = 0.0;
-            for (size_t k = 0; k < n; ++k) epe += std::hypot(u[k] - gu[k], v[k] - gv[k]);
-            std::printf(" %9.3f (%5.1f ms)", epe / static_cast<double>(n), ms);
+            const double epe = flow_epe(cfg, a, b, gu, gv, w, h);
+            if (epe < 0.0) return 1;
+            std::printf(" %9.3f (%5.1f ms)", epe, ms);
         }
         std::printf("\n");
     }
