@@ -15,12 +15,13 @@
 // misses (a known gap, printed, never silent); the cell is still held to its bound.
 // Precision F16 (--precision f16) allows its bound x 1.03 + 0.01, as the self-test does.
 //
-// Usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|qemu] [--bounds FILE]
+// Usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|qemu] [--bounds FILE]
 //                      [--opencv FILE] [--backend auto|reference|neon|cuda] [--precision f32|f16]
 //                      [--robust none|local-norm|range-match|level-norm] [--sigma S] [--only MOTION]
 //                      [--min-texture F] [--study]
-//   --cells   all: the 28 cells; small: the motions up to 512x512 (the sanitizer builds); qemu:
-//             translation and stereo, none and gain-noise (the emulated aarch64 suites)
+//   --cells   all: the 28 cells; small: the motions up to 512x512; large: rotation-720p and
+//             camera-1080p; qemu: translation and stereo, none and gain-noise (the sanitizer
+//             builds and the emulated aarch64 suites)
 //   --robust  the bounds table's rows "ALGO:MODE" then (e.g. tvl1:level-norm), else "ALGO"
 //   --study   print the EPEs (and the robust-none EPEs) with the given robust mode and sigma,
 //             check nothing: the candidate tables of docs/accuracy.md section 13
@@ -63,8 +64,10 @@ const char* const kRobustNames[] = {"none", "local-norm", "range-match", "level-
 using Key = std::pair<std::string, std::string>; // (motion, photometry)
 
 bool in_subset(const std::string& cells, Motion m, Photometry p) {
+    const bool large = m == Motion::Rotation720p || m == Motion::CameraPath1080p;
     if (cells == "all") return true;
-    if (cells == "small") return m != Motion::Rotation720p && m != Motion::CameraPath1080p;
+    if (cells == "small") return !large;
+    if (cells == "large") return large;
     return (m == Motion::Translation || m == Motion::Stereo) && (p == Photometry::None || p == Photometry::GainNoise);
 }
 
@@ -126,7 +129,7 @@ double run_epe(const of_config& cfg, const Cell& c, bool* skipped) {
     const uint32_t w = static_cast<uint32_t>(c.w), h = static_cast<uint32_t>(c.h);
     const Frame a = make_frame(OF_PIXEL_F32, w, h, c.i0.data(), w), b = make_frame(OF_PIXEL_F32, w, h, c.i1.data(), w);
     std::vector<float> u(c.i0.size()), v(c.i0.size());
-    const of_flow f = host_planar_flow(u.data(), v.data(), w, h);
+    of_flow f = host_planar_flow(u.data(), v.data(), w, h);
     const of_status r = of_process(ctx, &a.img, &b.img, &f);
     if (r != OF_OK) std::fprintf(stderr, "of_process: %s: %s\n", st(r), of_last_error(ctx));
     of_destroy(ctx);
@@ -158,7 +161,7 @@ bool parse(int argc, char** argv, Options* o) {
             else if (v == "lk") o->algo = OF_ALGO_LK;
             else return false;
         } else if (a == "--cells") {
-            if (v != "all" && v != "small" && v != "qemu") return false;
+            if (v != "all" && v != "small" && v != "large" && v != "qemu") return false;
             o->cells = v;
         } else if (a == "--bounds") {
             o->bounds = v;
@@ -192,7 +195,7 @@ bool parse(int argc, char** argv, Options* o) {
 int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, &o)) {
-        std::fprintf(stderr, "usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|qemu] [--bounds FILE] "
+        std::fprintf(stderr, "usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|qemu] [--bounds FILE] "
                              "[--opencv FILE] [--backend B] [--precision f32|f16] [--robust R] [--sigma S] [--study]\n");
         return 2;
     }
