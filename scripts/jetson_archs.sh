@@ -119,9 +119,10 @@ echo "== JetPack cross build (preset jetson-xavier): aarch64 g++-11 + CUDA 11.8 
 cmake --preset jetson-xavier -DCUDAToolkit_ROOT="$tk" >/dev/null
 # The library and the executables of the tests that run: each links against the aarch64 CUDA
 # runtime (the rest of the suite runs in the aarch64 stages, without CUDA).
-# Every tests/gpu/gpu_*.cpp is a gpu test target (the preset's test filter runs all of them).
+# Every tests/gpu/gpu_*.cpp is a gpu test target (the preset's test filter runs all of them);
+# the gpu_matrix_* tests run robust_matrix.
 gpu_targets=$(cd tests/gpu && ls gpu_*.cpp | sed 's/\.cpp$//')
 # shellcheck disable=SC2086 # one target per word
 cmake --build --preset jetson-xavier -j"$jobs" --target oflow oflow-firmware-sample api_contract force_backend \
-  $gpu_targets
+  robust_matrix $gpu_targets
 ctest --preset jetson-xavier -j"$jobs" --no-tests=error
