@@ -174,6 +174,13 @@ typedef enum of_robust {
     OF_ROBUST_LEVEL_NORM = 3,  /**< the pyramid is built from the range-matched frames, then every level is
                                    normalised at its own scale as LOCAL_NORM (robust_sigma in that level's
                                    pixels): gain/offset invariant, and every level keeps its signal */
+    OF_ROBUST_PICK = 4,        /**< the pair solved three times, LOCAL_NORM, NONE and LEVEL_NORM, and the flow
+                                   kept whose warp best matches the two frames normalised as LOCAL_NORM (mean
+                                   |N0(x) - N1(x + u)|; a pixel whose x + u leaves the frame counts 10 grey
+                                   levels; ties keep the earlier). Three solves: about 3x the time, and
+                                   time_budget_ms is split between them; warm_start is not applied; 5 more
+                                   frame-sized host planes. CPU paths only in this version (reference, NEON):
+                                   backend CUDA gives OF_ERR_UNSUPPORTED, AUTO runs the CPU path */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 
@@ -435,6 +442,9 @@ typedef struct of_info {
     uint64_t stream_frames;  /**< frames pushed since of_create / of_reset (0: no stream; of_process ends one) */
     uint32_t last_warm;      /**< 1 when the last pair started from the previous pair's flow (warm start taken),
                                   0 when it started cold (warm start off, the first pair, or the check refused) */
+    /* Appended with robust pick. */
+    of_robust last_pick;     /**< robust OF_ROBUST_PICK: the candidate whose flow the last frame kept (LOCAL_NORM,
+                                  NONE or LEVEL_NORM); otherwise config.robust */
 } of_info;
 
 /** Opaque context: one per camera stream. */

@@ -66,16 +66,17 @@ namespace {
 // of the finished pyramid at its own scale (OF_ROBUST_LEVEL_NORM). The algorithm's scratch work
 // planes are free while the pyramid is built (core/algorithm.hpp kScratchPlanes): mean in work
 // plane 0, variance in work plane 1.
-void normalize_level(const Frame& f, HostBuf pyr, int l, float floor) {
+void normalize_plane(const Frame& f, Plane img, int l, float floor) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
-    const Plane img = f.level(pyr, l);
     const Plane mean = f.algo(0, l), var = f.algo(1, l), tmp = f.work(kBufTmp, l);
     blur_plane(c, c->robust_blur, img, tmp, mean);
     for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_sq(img, mean, var, y0, y1); });
     blur_plane(c, c->robust_blur, var, tmp, var);
     for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, floor, y0, y1); });
 }
+
+void normalize_level(const Frame& f, HostBuf pyr, int l, float floor) { normalize_plane(f, f.level(pyr, l), l, floor); }
 
 // Level 0 of a pyramid: the frame converted to 0..255 floats.
 void convert_level0(const Frame& f, const of_image& img, HostBuf pyr) {
@@ -323,17 +324,100 @@ int coarsest_level(const Frame& f) {
     return coarsest_textured(energy, f.levels, static_cast<double>(cfg.min_texture));
 }
 
+
+// OF_ROBUST_PICK's judge (core/robust.hpp): the mean over the pixels of |n0(x) - n1(x + u)|,
+// n1 read bilinearly, kPickOutside where x + u leaves the frame. Rows in bands, each band's sum
+// in its slot, the slots summed in order: the result does not depend on the thread count.
+double pick_residual(of_context* c, Plane n0, Plane n1, Plane u1, Plane u2) {
+    double* sums = band_sums(c);
+    const float xmax = static_cast<float>(n0.w - 1), ymax = static_cast<float>(n0.h - 1);
+    for_rows(c, n0.h, [&](int y0, int y1, int band) {
+        double acc = 0.0;
+        for (int y = y0; y < y1; ++y) {
+            const float* a = n0.row(y);
+            const float* du = u1.row(y);
+            const float* dv = u2.row(y);
+            for (int x = 0; x < n0.w; ++x) {
+                const float xs = static_cast<float>(x) + du[x], ys = static_cast<float>(y) + dv[x];
+                if (!(xs >= 0.0f && xs <= xmax && ys >= 0.0f && ys <= ymax)) {
+                    acc += kPickOutside;
+                    continue;
+                }
+                // Cells clamped so that the last row/column reads its own pixel with weight 1.
+                const int ix = std::min(static_cast<int>(xs), n0.w > 1 ? n0.w - 2 : 0);
+                const int iy = std::min(static_cast<int>(ys), n0.h > 1 ? n0.h - 2 : 0);
+                const float fx = xs - static_cast<float>(ix), fy = ys - static_cast<float>(iy);
+                const int ix1 = n0.w > 1 ? ix + 1 : ix;
+                const float* r0 = n1.row(iy);
+                const float* r1 = n1.row(n0.h > 1 ? iy + 1 : iy);
+                const float top = r0[ix] + fx * (r0[ix1] - r0[ix]);
+                const float bot = r1[ix] + fx * (r1[ix1] - r1[ix]);
+                acc += std::fabs(top + fy * (bot - top) - a[x]);
+            }
+        }
+        sums[band * kBandSumStride] = acc;
+    });
+    return sum_bands(c, n0.h) / (static_cast<double>(n0.w) * static_cast<double>(n0.h));
+}
+
+// The solve of one pair under robust mode cfg.robust (every mode but OF_ROBUST_PICK): pyramids,
+// the coarsest level, coarse to fine; level 0's flow in kBufU1/kBufU2. Returns the coarsest level.
+int solve_pair(const Frame& f, const of_image& prev, const of_image& next, uint64_t* total) {
+    const ExposureMatch m = build_pyramids(f, prev, next);
+    const int top = coarsest_level(f);
+    normalize_pyramids(f, m);
+    solve_levels(f, top, 0, total);
+    return top;
+}
+
+// OF_ROBUST_PICK (core/robust.hpp): the pair solved under each candidate mode, the judge's best
+// flow (and the algorithm's confidence plane with it) left in kBufU1/kBufU2 as a plain solve
+// leaves it. The context's cfg.robust reads as each candidate while it runs and is restored.
+// Returns the winner's coarsest level.
+int solve_pair_pick(const Frame& f, const of_image& prev, const of_image& next, uint64_t* total) {
+    of_context* c = f.c;
+    const int conf = c->algo->confidence_plane;
+    const Plane n0 = f.work(kBufPickN0, 0), n1 = f.work(kBufPickN1, 0);
+    const Plane u1 = f.work(kBufU1, 0), u2 = f.work(kBufU2, 0);
+    const Plane b1 = f.work(kBufPickU1, 0), b2 = f.work(kBufPickU2, 0), bc = f.work(kBufPickConf, 0);
+    // The judge images: both frames converted and normalised as LOCAL_NORM (floor kRobustFloor).
+    convert_level0(f, prev, kBufPyr0);
+    convert_level0(f, next, kBufPyr1);
+    copy_plane(c, f.level(kBufPyr0, 0), n0);
+    copy_plane(c, f.level(kBufPyr1, 0), n1);
+    normalize_plane(f, n0, 0, kRobustFloor);
+    normalize_plane(f, n1, 0, kRobustFloor);
+    double best = 0.0;
+    int best_top = 0;
+    for (int i = 0; i < kPickCount; ++i) {
+        c->cfg.robust = kPickCandidates[i];
+        const int top = solve_pair(f, prev, next, total);
+        const double r = pick_residual(c, n0, n1, u1, u2);
+        if (i == 0 || r < best) {
+            best = r;
+            best_top = top;
+            c->info.last_pick = kPickCandidates[i];
+            copy_plane(c, u1, b1);
+            copy_plane(c, u2, b2);
+            if (conf >= 0) copy_plane(c, f.algo(conf, 0), bc);
+        }
+    }
+    c->cfg.robust = OF_ROBUST_PICK;
+    copy_plane(c, b1, u1);
+    copy_plane(c, b2, u2);
+    if (conf >= 0) copy_plane(c, bc, f.algo(conf, 0));
+    return best_top;
+}
+
 } // namespace
 
 of_status flow_process_cpu(of_context* c, const of_image& prev, const of_image& next,
                            const of_flow& out) {
     Frame f;
     if (!frame_of(c, static_cast<int>(prev.width), static_cast<int>(prev.height), &f)) return OF_ERR_INTERNAL;
-    const ExposureMatch m = build_pyramids(f, prev, next);
     uint64_t total_iterations = 0;
-    const int top = coarsest_level(f);
-    normalize_pyramids(f, m);
-    solve_levels(f, top, 0, &total_iterations);
+    const int top = c->cfg.robust == OF_ROBUST_PICK ? solve_pair_pick(f, prev, next, &total_iterations)
+                                                    : solve_pair(f, prev, next, &total_iterations);
     write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);
     const Algorithm& a = *c->algo;
     const Plane conf = a.confidence_plane >= 0 ? f.algo(a.confidence_plane, 0) : Plane{};

@@ -84,6 +84,11 @@ const char* host_buffer_holds(int id) {
     case kBufWarmU1: return "CPU path: the warm level's u1 kept for a stream's next pair";
     case kBufWarmU2: return "CPU path: the warm level's u2 kept for a stream's next pair";
     case kBufExposureHist: return "CPU path: exposure histograms per thread band";
+    case kBufPickU1: return "CPU path, robust pick: the best candidate's u1 (level 0)";
+    case kBufPickU2: return "CPU path, robust pick: the best candidate's u2 (level 0)";
+    case kBufPickConf: return "CPU path, robust pick: the best candidate's confidence plane (level 0)";
+    case kBufPickN0: return "CPU path, robust pick: frame 0 normalised, the candidates' judge";
+    case kBufPickN1: return "CPU path, robust pick: frame 1 normalised, the candidates' judge";
     default: return "CPU path: the algorithm's work plane";
     }
 }
@@ -130,11 +135,17 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         !mul(static_cast<std::size_t>(cfg.max_width) * static_cast<std::size_t>(cfg.max_height), bpp, &keep))
         return OF_ERR_OVERFLOW;
     const int wl = warm_level(p.levels);
-    if (cfg.warm_start && cpu && wl >= first && !plane_bytes(p.dims[wl], &warm)) return OF_ERR_OVERFLOW;
+    if (cfg.warm_start && cfg.robust != OF_ROBUST_PICK && cpu && wl >= first && !plane_bytes(p.dims[wl], &warm))
+        return OF_ERR_OVERFLOW;
 
     if (!cpu) pyr = plane0 = plane1 = 0; // the CUDA path keeps its planes on the device
     const Algorithm* algo = find_algorithm(cfg.algorithm);
     if (!algo) return OF_ERR_INVALID_ARGUMENT;
+    // OF_ROBUST_PICK (CPU paths only: core/robust.hpp): the best candidate's flow, its confidence
+    // plane where the algorithm has one, and both judge images, level-0-sized.
+    const bool pick_here = cfg.robust == OF_ROBUST_PICK && in.backend != OF_BACKEND_CUDA;
+    const std::size_t pick = pick_here ? plane0 : 0;
+    const std::size_t pick_conf = pick_here && algo->confidence_plane >= 0 ? plane0 : 0;
     const int work = algo->work_planes(cfg);
     if (work < kScratchPlanes || work > kMaxWorkPlanes) return OF_ERR_INVALID_ARGUMENT;
     struct Row { int id; const char* name; std::size_t bytes; };
@@ -152,6 +163,9 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufStreamFrame, "stream_frame", keep},
         {kBufWarmU1, "warm_u1", warm}, {kBufWarmU2, "warm_u2", warm},
         {kBufExposureHist, "exposure_hist", hist},
+        {kBufPickU1, "pick_u1", pick},   {kBufPickU2, "pick_u2", pick},
+        {kBufPickConf, "pick_conf", pick_conf},
+        {kBufPickN0, "pick_n0", pick},   {kBufPickN1, "pick_n1", pick},
     };
     static_assert(sizeof(shared) / sizeof(shared[0]) == kBufWork0, "one row per shared host buffer");
     Row rows[kHostBufCount];

@@ -60,6 +60,10 @@ enum HostBuf : int {
                                       // previous pair's flow there (core/stream.hpp)
     kBufExposureHist,                 // CPU paths with robust preprocessing: per thread band, two
                                       // kExposureBins histograms (core/robust.hpp), else 0
+    kBufPickU1, kBufPickU2, kBufPickConf, // OF_ROBUST_PICK on the CPU path: the best candidate's flow
+                                      // and confidence plane so far (level 0), else 0
+    kBufPickN0, kBufPickN1,           // OF_ROBUST_PICK: both frames normalised as LOCAL_NORM, the
+                                      // images the candidates are judged on, else 0
     kBufWork0,                        // the algorithm's work planes: kBufWork0 .. + kMaxWorkPlanes - 1
     kHostBufCount = kBufWork0 + kMaxWorkPlanes
 };

@@ -3,6 +3,13 @@
 //    (the exposure match alone, frame 1 mapped by its gain and offset: range_map()); LEVEL_NORM
 //    (the pyramids built from the range-clamped frames, the texture rule judged on them, then
 //    every level normalised as below at its own scale with the floor level_norm_floor());
+//  - OF_ROBUST_PICK: the pair solved once per candidate mode (kPickCandidates), the flow kept
+//    whose warp best matches the judge images (both frames normalised as LOCAL_NORM at full
+//    resolution): the mean over pixels of |N0(x) - N1(x + u)| (bilinear), kPickOutside for a
+//    pixel whose x + u leaves the frame; a tie keeps the earlier candidate. The judge is
+//    gain/offset invariant, so a flow that ran away under an exposure change scores badly,
+//    and where nothing changed the raw frames' (NONE) more exact flow wins (docs/accuracy.md
+//    section 13). CPU paths only in this version (core/select.cpp);
 //  - local contrast normalisation (OF_ROBUST_LOCAL_NORM) of each frame after conversion,
 //    before the presmoothing: out = kRobustMid + kRobustGain (I - mean) / (sd + kRobustFloor),
 //    mean = G*I and sd^2 = G*(I - mean)^2 with G a Gaussian of sigma = config.robust_sigma.
@@ -170,8 +177,20 @@ inline float level_norm_floor(const ExposureMatch& m, int frame) {
     return kRobustFloor + kLevelNormSpread * static_cast<float>(m.spread[frame]);
 }
 
-/// Whether a robust mode starts with the exposure match of the pair (every mode but NONE).
+/// Whether a robust mode starts with the exposure match of the pair (every mode but NONE; under
+/// OF_ROBUST_PICK the candidates that do).
 inline bool robust_matches_exposure(of_robust r) { return r != OF_ROBUST_NONE; }
+
+/// OF_ROBUST_PICK's candidates in the order they are solved: the former default first, so that
+/// a tie keeps it.
+const of_robust kPickCandidates[] = {OF_ROBUST_LOCAL_NORM, OF_ROBUST_NONE, OF_ROBUST_LEVEL_NORM};
+const int kPickCount = static_cast<int>(sizeof(kPickCandidates) / sizeof(kPickCandidates[0]));
+/// What a pixel whose x + u leaves the frame adds to the judge's sum (grey levels of the
+/// normalised images, kRobustGain per unit z-score).
+const float kPickOutside = 10.0f;
+
+/// How many times a pair is solved under robust mode r (the time model and the budget count them).
+inline int robust_passes(of_robust r) { return r == OF_ROBUST_PICK ? kPickCount : 1; }
 
 /// What the exposure step does to frame `frame` (0 or 1) under robust mode r: v -> clamp(v, lo,
 /// hi) * scale + bias, in float, in that order (map_range_ref and the CUDA kernel share it).

@@ -181,7 +181,9 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     for (int i = 0; i < o.table->algorithm_count; ++i) described = described || o.table->algorithms[i].algorithm == algo;
     // A CPU-only algorithm the table does not describe runs F32 on the CPU path, unmodelled
     // (no row: no time budget, no predicted time); a GPU algorithm needs its table entry.
-    const bool unmodelled = !alg->gpu_path && !described;
+    // OF_ROBUST_PICK has no CUDA path in this version (core/robust.hpp): the algorithm's CPU path runs it.
+    const bool gpu_path = alg->gpu_path && cfg.robust != OF_ROBUST_PICK;
+    const bool unmodelled = !gpu_path && !described;
     if (o.precision_from_table && unmodelled) {
         prec = OF_PRECISION_F32;
     } else if (o.precision_from_table) {
@@ -195,7 +197,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     char unused_why[96];
     const bool cpu_f16_runs =
         alg->cpu_f16 && want != OF_BACKEND_REFERENCE && neon_usable(unused_why, sizeof unused_why) && neon_f16_arith();
-    const of_precision model_prec = !alg->gpu_path && !cpu_f16_runs ? OF_PRECISION_F32 : prec;
+    const of_precision model_prec = !gpu_path && !cpu_f16_runs ? OF_PRECISION_F32 : prec;
     o.row = platform::find_row(*o.table, algo, model_prec);
 
     // Levels of the maximum frame, and the table's wish for each (its GPU assumed present).
@@ -225,11 +227,12 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     o.cpu_backend = neon_usable(neon_why, sizeof neon_why) ? OF_BACKEND_NEON : OF_BACKEND_REFERENCE;
     const bool named = o.match == platform::kMatchOverride;
     bool cuda_ok = false;
-    if (!alg->gpu_path) { // no CUDA path for this algorithm: AUTO runs the CPU path
+    if (!gpu_path) { // no CUDA path for this algorithm (or robust pick): AUTO runs the CPU path
+        const char* what = alg->gpu_path ? "robust pick" : alg->name;
         if (want == OF_BACKEND_CUDA)
             return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: %s has no CUDA path in this version (CPU paths only)",
-                            who, alg->name);
-        std::snprintf(why_not, sizeof why_not, "%s has no CUDA path in this version", alg->name);
+                            who, what);
+        std::snprintf(why_not, sizeof why_not, "%s has no CUDA path in this version", what);
     } else if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
         cuda_ok = cuda_usable(why_not, sizeof why_not);
         o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;
@@ -313,16 +316,19 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER ? static_cast<std::uint32_t>(o.tuning.depth) : 1u;
     if (cfg.time_budget_ms > 0.0f) {
         platform::BudgetPlan b;
-        s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms), areas, run,
+        // Robust pick solves the pair robust_passes() times: each solve gets its share.
+        const double passes = static_cast<double>(robust_passes(cfg.robust));
+        s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms) / passes, areas, run,
                                           levels, cfg.warps, alg->max_warps, OF_BUDGET_ITERATIONS_PER_WARP, depth,
                                           kMaxIterations, &b, err, cfg.iteration_growth);
         if (s != OF_OK) return s;
         o.cfg.iterations = b.iterations[0];
         o.cfg.warps = b.warps;
-        o.predicted_ms = b.predicted_ms;
+        o.predicted_ms = b.predicted_ms * passes;
     } else if (o.row) {
-        o.predicted_ms =
-            platform::frame_ms(*o.row, areas, run, levels, cfg.warps, depth, cfg.iterations, cfg.iteration_growth);
+        o.predicted_ms = platform::frame_ms(*o.row, areas, run, levels, cfg.warps, depth, cfg.iterations,
+                                            cfg.iteration_growth) *
+                         static_cast<double>(robust_passes(cfg.robust));
     }
     o.iterations = o.cfg.iterations;
 
@@ -388,6 +394,7 @@ void selection_info(const Selection& s, of_info* info) {
     in.warps = s.cfg.warps;
     in.predicted_ms = s.predicted_ms;
     in.robust = s.cfg.robust;
+    in.last_pick = s.cfg.robust; // OF_ROBUST_PICK: each frame sets the candidate it kept
     in.robust_sigma = s.cfg.robust_sigma;
     in.median_size = s.cfg.median_size;
     in.min_texture = texture_rule_applies(s.cfg.levels, s.cfg.min_texture) ? s.cfg.min_texture : 0.0f;
@@ -397,7 +404,7 @@ void selection_info(const Selection& s, of_info* info) {
     in.alpha = hs ? s.cfg.hs.alpha : 0.0f;
     in.rho = s.cfg.algorithm == OF_ALGO_CLG ? s.cfg.hs.rho : 0.0f;
     in.iteration_growth = s.cfg.iteration_growth;
-    in.warm_start = s.cfg.warm_start;
+    in.warm_start = s.cfg.robust == OF_ROBUST_PICK ? 0u : s.cfg.warm_start; // pick: not applied
     in.stream_host_bytes = s.memory_planned ? s.plan.stream_host_bytes : 0;
     in.stream_device_bytes = s.memory_planned ? s.stream_device_bytes : 0;
     if (cuda) {

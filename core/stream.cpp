@@ -136,7 +136,8 @@ of_status context_push(of_context* c, const of_image& frame, const of_flow* out)
         if (!image_pixels_valid(frame)) return fail_invalid_pixels(err, "frame");
         if (pair) {
             const of_image prev = kept_frame(c);
-            s.warm_active = c->cfg.warm_start != 0;
+            // OF_ROBUST_PICK solves the pair once per candidate: no warm start (api/oflow.h).
+            s.warm_active = c->cfg.warm_start != 0 && c->cfg.robust != OF_ROBUST_PICK;
             s.kept_cpu = false;
             c->info.last_warm = 0;
             const of_status r = flow_process_cpu(c, prev, frame, *out);

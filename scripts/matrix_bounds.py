@@ -10,7 +10,10 @@ column names the rule a cell misses on the reference path (robust_matrix reports
 instead of failing them): "opencv" (TV-L1 above 1.15 x OpenCV), "none" (a cell without a
 photometric change above 1.15 x the same algorithm with robust none, plus 0.02 px), both, or "-".
 
-Usage: scripts/matrix_bounds.py [--opencv tests/data/opencv_matrix.tsv] [-o FILE] KEY=FILE ...
+--keep: the rows of the existing output file whose key no given printout has stay as they are
+(another mode's rows need not be measured again).
+
+Usage: scripts/matrix_bounds.py [--opencv tests/data/opencv_matrix.tsv] [-o FILE] [--keep] KEY=FILE ...
 """
 import argparse
 import datetime
@@ -42,15 +45,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--opencv", default="tests/data/opencv_matrix.tsv")
     ap.add_argument("-o", default="tests/data/matrix_bounds.tsv")
+    ap.add_argument("--keep", action="store_true", help="keep the output's rows of the keys not given")
     ap.add_argument("studies", nargs="+", help="KEY=FILE")
     a = ap.parse_args()
     cv = read_opencv(a.opencv)
+    given = set(spec.split("=", 1)[0] for spec in a.studies)
+    kept = []
+    if a.keep:
+        for line in open(a.o):
+            t = line.split()
+            if t and not t[0].startswith("#") and t[0] not in given:
+                kept.append(line.rstrip("\n"))
     out = ["# The motion x photometry matrix's bounds (tests/robust_matrix.cpp), written by",
            "# scripts/matrix_bounds.py on %s from robust_matrix --study printouts of the reference" % datetime.date.today(),
            "# path (x86-64, gcc 12, 2 threads). bound = 1.3 x the measured EPE (TV-L1: at most 1.15 x",
            "# OpenCV's, tests/data/opencv_matrix.tsv, where the EPE is within that). gap: the rule the",
            "# cell misses (opencv: TV-L1 above 1.15 x OpenCV; none: above 1.15 x robust none + 0.02 px), or -.",
-           "# key motion photometry bound measured gap"]
+           "# key motion photometry bound measured gap"] + kept
     for spec in a.studies:
         key, path = spec.split("=", 1)
         algo = key.split(":")[0]

@@ -15,13 +15,14 @@
 // misses (a known gap, printed, never silent); the cell is still held to its bound.
 // Precision F16 (--precision f16) allows its bound x 1.03 + 0.01, as the self-test does.
 //
-// Usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|qemu] [--bounds FILE]
+// Usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|sanitize|qemu] [--bounds FILE]
 //                      [--opencv FILE] [--backend auto|reference|neon|cuda] [--precision f32|f16]
-//                      [--robust none|local-norm|range-match|level-norm] [--sigma S] [--only MOTION]
-//                      [--min-texture F] [--study]
+//                      [--robust none|local-norm|range-match|level-norm|pick] [--sigma S] [--only MOTION]
+//                      [--min-texture F] [--presmooth F] [--median N] [--study]
 //   --cells   all: the 28 cells; small: the motions up to 512x512; large: rotation-720p and
-//             camera-1080p; qemu: translation and stereo, none and gain-noise (the sanitizer
-//             builds and the emulated aarch64 suites)
+//             camera-1080p; sanitize: translation and stereo, none and gain-noise (the ASan
+//             build); qemu: translation, none and gain-noise (the emulated aarch64 suites)
+//   --presmooth, --median (study): config.presmooth_sigma, config.median_size
 //   --robust  the bounds table's rows "ALGO:MODE" then (e.g. tvl1:level-norm), else "ALGO"
 //   --study   print the EPEs (and the robust-none EPEs) with the given robust mode and sigma,
 //             check nothing: the candidate tables of docs/accuracy.md section 13
@@ -52,6 +53,8 @@ struct Options {
     float sigma = 0.0f;
     std::string only; // --only MOTION: that motion's cells alone
     float min_texture = -1.0f; // --min-texture F (study): config.min_texture; -1: the default
+    float presmooth = -1.0f;   // --presmooth F (study): config.presmooth_sigma; -1: the default
+    int median = -1;           // --median N (study): config.median_size; -1: the default
 };
 
 const double kOpenCvRatio = 1.15, kNoneRatio = 1.15;
@@ -59,7 +62,7 @@ const double kOpenCvRatio = 1.15, kNoneRatio = 1.15;
 // translation reads as 2.6x (the CUDA path's robust none reaches 0.011 there; docs/accuracy.md
 // section 13).
 const double kNoneAbsolute = 0.02;
-const char* const kRobustNames[] = {"none", "local-norm", "range-match", "level-norm"}; // of_robust order
+const char* const kRobustNames[] = {"none", "local-norm", "range-match", "level-norm", "pick"}; // of_robust order
 
 using Key = std::pair<std::string, std::string>; // (motion, photometry)
 
@@ -68,7 +71,10 @@ bool in_subset(const std::string& cells, Motion m, Photometry p) {
     if (cells == "all") return true;
     if (cells == "small") return !large;
     if (cells == "large") return large;
-    return (m == Motion::Translation || m == Motion::Stereo) && (p == Photometry::None || p == Photometry::GainNoise);
+    if (cells == "sanitize") // the ASan build: four cells
+        return (m == Motion::Translation || m == Motion::Stereo) && (p == Photometry::None || p == Photometry::GainNoise);
+    // qemu (the NEON and reference paths under emulation, 20-40x slower): two cells
+    return m == Motion::Translation && (p == Photometry::None || p == Photometry::GainNoise);
 }
 
 // Reads "motion photometry ... value" rows (# comments) into out: column `col` (0-based) of the
@@ -161,7 +167,7 @@ bool parse(int argc, char** argv, Options* o) {
             else if (v == "lk") o->algo = OF_ALGO_LK;
             else return false;
         } else if (a == "--cells") {
-            if (v != "all" && v != "small" && v != "large" && v != "qemu") return false;
+            if (v != "all" && v != "small" && v != "large" && v != "qemu" && v != "sanitize") return false;
             o->cells = v;
         } else if (a == "--bounds") {
             o->bounds = v;
@@ -174,7 +180,7 @@ bool parse(int argc, char** argv, Options* o) {
         } else if (a == "--precision") {
             o->precision = v == "f16" ? OF_PRECISION_F16 : OF_PRECISION_F32;
         } else if (a == "--robust") {
-            for (int r = 0; r < 4; ++r)
+            for (int r = 0; r < 5; ++r)
                 if (v == kRobustNames[r]) o->robust = r;
             if (o->robust < 0) return false;
         } else if (a == "--min-texture") {
@@ -183,6 +189,10 @@ bool parse(int argc, char** argv, Options* o) {
             o->only = v;
         } else if (a == "--sigma") {
             o->sigma = static_cast<float>(std::atof(v.c_str()));
+        } else if (a == "--presmooth") {
+            o->presmooth = static_cast<float>(std::atof(v.c_str()));
+        } else if (a == "--median") {
+            o->median = std::atoi(v.c_str());
         } else {
             return false;
         }
@@ -195,7 +205,7 @@ bool parse(int argc, char** argv, Options* o) {
 int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, &o)) {
-        std::fprintf(stderr, "usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|qemu] [--bounds FILE] "
+        std::fprintf(stderr, "usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|sanitize|qemu] [--bounds FILE] "
                              "[--opencv FILE] [--backend B] [--precision f32|f16] [--robust R] [--sigma S] [--study]\n");
         return 2;
     }
@@ -233,6 +243,8 @@ int main(int argc, char** argv) {
             if (o.robust >= 0) cfg.robust = static_cast<of_robust>(o.robust);
             if (o.sigma > 0.0f) cfg.robust_sigma = o.sigma;
             if (o.min_texture >= 0.0f) cfg.min_texture = o.min_texture;
+            if (o.presmooth >= 0.0f) cfg.presmooth_sigma = o.presmooth;
+            if (o.median >= 0) cfg.median_size = static_cast<uint32_t>(o.median);
             const Key k(oflow::synth::motion_name(m), oflow::synth::photometry_name(p));
             const double e = run_epe(cfg, c, &skipped);
             if (skipped) {

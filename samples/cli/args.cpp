@@ -176,7 +176,9 @@ const char* usage_text() {
            "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
            "  --presmooth F       Gaussian sigma on both frames before the pyramid (0 = off)\n"
            "  --robust R          illumination-robust preprocessing: none | local-norm |\n"
-           "                      range-match | level-norm (default local-norm)\n"
+           "                      range-match | level-norm | pick (the best of\n"
+           "                      local-norm, none and level-norm: 3 solves, CPU\n"
+           "                      paths only) (default local-norm)\n"
            "  --robust-sigma F    local-norm / level-norm window, Gaussian sigma in px\n"
            "                      (level-norm: in each level's px), 0.5..10\n"
            "  --median N          median filter of the flow after every warp: 0 (off), 3, 5\n"
@@ -293,8 +295,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             o->texture = value;
             o->texture_given = true;
         } else if (arg == "--robust") {
-            if (!one_of(value, {"none", "local-norm", "range-match", "level-norm"}))
-                return bad("none, local-norm, range-match or level-norm");
+            if (!one_of(value, {"none", "local-norm", "range-match", "level-norm", "pick"}))
+                return bad("none, local-norm, range-match, level-norm or pick");
             o->robust = value;
         } else if (arg == "--warm-start") {
             if (!one_of(value, {"on", "off"})) return bad("on or off");

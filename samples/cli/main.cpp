@@ -225,6 +225,7 @@ std::string config_json(const of_config& c) {
 // What the preprocessing and the schedule are, from of_info (and the config's presmoothing).
 std::string robust_json(const of_info& in, const of_config& c) {
     return ",\"robust\":" + json_string(robust_name(in.robust)) +
+           (in.robust == OF_ROBUST_PICK ? ",\"robust_kept\":" + json_string(robust_name(in.last_pick)) : std::string()) +
            ",\"robust_sigma\":" + json_number(static_cast<double>(in.robust_sigma), "%g") +
            ",\"median\":" + std::to_string(in.median_size) +
            ",\"min_texture\":" + json_number(static_cast<double>(in.min_texture), "%g") +
@@ -232,8 +233,13 @@ std::string robust_json(const of_info& in, const of_config& c) {
 }
 
 std::string robust_text(const of_info& in, const of_config& c) {
-    char buf[192];
-    std::snprintf(buf, sizeof buf, "%s (sigma %g px), median %u%s, presmooth %g", robust_name(in.robust),
+    char buf[224];
+    char what[64];
+    if (in.robust == OF_ROBUST_PICK) // the candidate the last frame kept
+        std::snprintf(what, sizeof what, "pick (kept %s)", robust_name(in.last_pick));
+    else
+        std::snprintf(what, sizeof what, "%s", robust_name(in.robust));
+    std::snprintf(buf, sizeof buf, "%s (sigma %g px), median %u%s, presmooth %g", what,
                   static_cast<double>(in.robust_sigma), in.median_size, in.median_size ? "" : " (off)",
                   static_cast<double>(c.presmooth_sigma));
     return buf;

@@ -55,6 +55,7 @@ const char* robust_name(of_robust r) {
     case OF_ROBUST_LOCAL_NORM: return "local-norm";
     case OF_ROBUST_RANGE_MATCH: return "range-match";
     case OF_ROBUST_LEVEL_NORM: return "level-norm";
+    case OF_ROBUST_PICK: return "pick";
     default: break;
     }
     return "unknown";
@@ -127,7 +128,7 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.window) cfg.lk.window = *o.window;
     if (o.presmooth) cfg.presmooth_sigma = *o.presmooth;
     if (o.robust)
-        for (int r = OF_ROBUST_NONE; r <= OF_ROBUST_LEVEL_NORM; ++r)
+        for (int r = OF_ROBUST_NONE; r <= OF_ROBUST_PICK; ++r)
             if (*o.robust == robust_name(static_cast<of_robust>(r))) cfg.robust = static_cast<of_robust>(r);
     if (o.robust_sigma) cfg.robust_sigma = *o.robust_sigma;
     if (o.median) cfg.median_size = *o.median;
