@@ -44,11 +44,24 @@ Cell make_cell(Motion m, Photometry p) {
     return c;
 }
 
+// The CPU backend AUTO gives a pick context (never CUDA); every run of a comparison uses it, so
+// that a candidate run alone takes the same path (AUTO would take CUDA where there is a GPU).
+of_backend pick_backend() {
+    of_config c = algo_config(OF_ALGO_TVL1, kW, kH);
+    c.robust = OF_ROBUST_PICK;
+    of_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    return of_explain(&c, &info) == OF_OK ? info.backend : OF_BACKEND_REFERENCE;
+}
+
 of_config pick_config(of_algorithm a, of_robust r) {
+    static const of_backend backend = pick_backend();
     of_config c = algo_config(a, kW, kH);
     c.format = OF_PIXEL_F32;
     c.threads = 2;
     c.robust = r;
+    c.backend = backend;
     return c;
 }
 
@@ -147,6 +160,7 @@ void test_contract() {
     }
     c.backend = OF_BACKEND_AUTO;
     c.warm_start = 1;
+    // (of_explain of AUTO: the CPU path, also where a GPU is present.)
     of_info info;
     std::memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
