@@ -178,9 +178,12 @@ typedef enum of_robust {
                                    kept whose warp best matches the two frames normalised as LOCAL_NORM (mean
                                    |N0(x) - N1(x + u)|; a pixel whose x + u leaves the frame counts 10 grey
                                    levels; ties keep the earlier). Three solves: about 3x the time, and
-                                   time_budget_ms is split between them; warm_start is not applied; 5 more
-                                   frame-sized host planes. CPU paths only in this version (reference, NEON):
-                                   backend CUDA gives OF_ERR_UNSUPPORTED, AUTO runs the CPU path */
+                                   time_budget_ms is split between them; warm_start is not applied. Memory:
+                                   CPU paths 4 more frame-sized host planes (5 for LK); CUDA 4 more
+                                   frame-sized F32 device planes and a float2 flow plane (and an F32
+                                   plane for LK), all three solves and the choice
+                                   in one graph without a host wait, and no frame split between CPU and
+                                   GPU */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 
@@ -444,7 +447,9 @@ typedef struct of_info {
                                   0 when it started cold (warm start off, the first pair, or the check refused) */
     /* Appended with robust pick. */
     of_robust last_pick;     /**< robust OF_ROBUST_PICK: the candidate whose flow the last frame kept (LOCAL_NORM,
-                                  NONE or LEVEL_NORM); otherwise config.robust */
+                                  NONE or LEVEL_NORM), or OF_ROBUST_PICK after a CUDA frame with device
+                                  output (the choice stays on the device: nothing waits for it);
+                                  otherwise config.robust */
 } of_info;
 
 /** Opaque context: one per camera stream. */

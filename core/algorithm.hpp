@@ -54,6 +54,7 @@ struct CudaDriver {
                       const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest);
     of_status (*register_host)(cuda::State* st, void* p, std::size_t bytes, const ErrorSink& err);
     of_status (*unregister_host)(cuda::State* st, const void* p, const ErrorSink& err);
+    of_robust (*last_pick)(const cuda::State* st); // OF_ROBUST_PICK's kept candidate (cuda_backend.hpp)
 };
 
 struct Algorithm {

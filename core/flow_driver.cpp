@@ -330,30 +330,15 @@ int coarsest_level(const Frame& f) {
 // in its slot, the slots summed in order: the result does not depend on the thread count.
 double pick_residual(of_context* c, Plane n0, Plane n1, Plane u1, Plane u2) {
     double* sums = band_sums(c);
-    const float xmax = static_cast<float>(n0.w - 1), ymax = static_cast<float>(n0.h - 1);
     for_rows(c, n0.h, [&](int y0, int y1, int band) {
         double acc = 0.0;
         for (int y = y0; y < y1; ++y) {
             const float* a = n0.row(y);
             const float* du = u1.row(y);
             const float* dv = u2.row(y);
-            for (int x = 0; x < n0.w; ++x) {
-                const float xs = static_cast<float>(x) + du[x], ys = static_cast<float>(y) + dv[x];
-                if (!(xs >= 0.0f && xs <= xmax && ys >= 0.0f && ys <= ymax)) {
-                    acc += kPickOutside;
-                    continue;
-                }
-                // Cells clamped so that the last row/column reads its own pixel with weight 1.
-                const int ix = std::min(static_cast<int>(xs), n0.w > 1 ? n0.w - 2 : 0);
-                const int iy = std::min(static_cast<int>(ys), n0.h > 1 ? n0.h - 2 : 0);
-                const float fx = xs - static_cast<float>(ix), fy = ys - static_cast<float>(iy);
-                const int ix1 = n0.w > 1 ? ix + 1 : ix;
-                const float* r0 = n1.row(iy);
-                const float* r1 = n1.row(n0.h > 1 ? iy + 1 : iy);
-                const float top = r0[ix] + fx * (r0[ix1] - r0[ix]);
-                const float bot = r1[ix] + fx * (r1[ix1] - r1[ix]);
-                acc += std::fabs(top + fy * (bot - top) - a[x]);
-            }
+            for (int x = 0; x < n0.w; ++x)
+                acc += pick_term(n1.data, n1.pitch, n1.w, n1.h, static_cast<float>(x) + du[x], static_cast<float>(y) + dv[x],
+                                 a[x]);
         }
         sums[band * kBandSumStride] = acc;
     });
@@ -392,7 +377,7 @@ int solve_pair_pick(const Frame& f, const of_image& prev, const of_image& next, 
     for (int i = 0; i < kPickCount; ++i) {
         c->cfg.robust = kPickCandidates[i];
         const int top = solve_pair(f, prev, next, total);
-        const double r = pick_residual(c, n0, n1, u1, u2);
+        const double r = pick_residual(c, n0, n1, u1, u2) * pick_weight(kPickCandidates[i], c->cfg.algorithm);
         if (i == 0 || r < best) {
             best = r;
             best_top = top;

@@ -57,7 +57,7 @@ void hs_kernels_init(of_context* ctx, of_backend cpu, bool f16) {
 
 #if OF_HAVE_CUDA
 const CudaDriver kHsCuda = {cuda::hs_resolve_tuning, cuda::hs_plan, cuda::hs_create, cuda::process, cuda::destroy, cuda::push,
-                                  cuda::register_host, cuda::unregister_host};
+                                  cuda::register_host, cuda::unregister_host, cuda::last_pick};
 #define OF_HS_CUDA (&kHsCuda)
 #else
 #define OF_HS_CUDA nullptr

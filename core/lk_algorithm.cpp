@@ -49,7 +49,7 @@ float lk_min_confidence(const of_config& cfg) { return cfg.lk.min_eigen; }
 
 #if OF_HAVE_CUDA
 const CudaDriver kLkCuda = {cuda::lk_resolve_tuning, cuda::lk_plan, cuda::lk_create, cuda::process, cuda::destroy, cuda::push,
-                                  cuda::register_host, cuda::unregister_host};
+                                  cuda::register_host, cuda::unregister_host, cuda::last_pick};
 #define OF_LK_CUDA (&kLkCuda)
 #else
 #define OF_LK_CUDA nullptr

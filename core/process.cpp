@@ -28,6 +28,7 @@ of_status context_process(of_context* ctx, const of_image& prev, const of_image&
             ctx->info.last_levels = static_cast<uint32_t>(levels);
             ctx->info.last_coarsest = static_cast<uint32_t>(coarsest);
             ctx->info.last_iterations = iterations;
+            if (ctx->cfg.robust == OF_ROBUST_PICK) ctx->info.last_pick = ctx->algo->cuda->last_pick(ctx->cuda);
             err.clear();
         }
         return s;

@@ -9,7 +9,8 @@
 //    pixel whose x + u leaves the frame; a tie keeps the earlier candidate. The judge is
 //    gain/offset invariant, so a flow that ran away under an exposure change scores badly,
 //    and where nothing changed the raw frames' (NONE) more exact flow wins (docs/accuracy.md
-//    section 13). CPU paths only in this version (core/select.cpp);
+//    section 13). Every path: the CPU's in core/flow_driver.cpp (solve_pair_pick), CUDA's in
+//    cuda/cuda_frame.cu (solve_pick) with the judge in cuda/robust_pick_cuda.cu;
 //  - local contrast normalisation (OF_ROBUST_LOCAL_NORM) of each frame after conversion,
 //    before the presmoothing: out = kRobustMid + kRobustGain (I - mean) / (sd + kRobustFloor),
 //    mean = G*I and sd^2 = G*(I - mean)^2 with G a Gaussian of sigma = config.robust_sigma.
@@ -39,6 +40,8 @@
 
 #include "core/plane.hpp"
 #include "oflow.h"
+
+#include <cstddef>
 
 namespace oflow {
 
@@ -187,7 +190,59 @@ const of_robust kPickCandidates[] = {OF_ROBUST_LOCAL_NORM, OF_ROBUST_NONE, OF_RO
 const int kPickCount = static_cast<int>(sizeof(kPickCandidates) / sizeof(kPickCandidates[0]));
 /// What a pixel whose x + u leaves the frame adds to the judge's sum (grey levels of the
 /// normalised images, kRobustGain per unit z-score).
-const float kPickOutside = 10.0f;
+constexpr float kPickOutside = 10.0f;
+
+/// One pixel's term of OF_ROBUST_PICK's judge, every path's (core/flow_driver.cpp pick_residual,
+/// cuda/robust_pick_cuda.cu): |n1(xs, ys) - a|, n1 (w x h, rows `pitch` floats apart) read
+/// bilinearly, the cell clamped so that the last row and column read their own pixel with
+/// weight 1; kPickOutside where (xs, ys) leaves the frame.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline float pick_term(const float* n1, std::ptrdiff_t pitch, int w, int h, float xs, float ys, float a) {
+    if (!(xs >= 0.0f && xs <= static_cast<float>(w - 1) && ys >= 0.0f && ys <= static_cast<float>(h - 1)))
+        return kPickOutside;
+    const int cx = static_cast<int>(xs), cy = static_cast<int>(ys);
+    const int ix = w > 1 ? (cx < w - 2 ? cx : w - 2) : 0;
+    const int iy = h > 1 ? (cy < h - 2 ? cy : h - 2) : 0;
+    const float fx = xs - static_cast<float>(ix), fy = ys - static_cast<float>(iy);
+    const int ix1 = w > 1 ? ix + 1 : ix;
+    const float* r0 = n1 + static_cast<std::ptrdiff_t>(iy) * pitch;
+    const float* r1 = h > 1 ? r0 + pitch : r0;
+    const float top = r0[ix] + fx * (r0[ix1] - r0[ix]);
+    const float bot = r1[ix] + fx * (r1[ix1] - r1[ix]);
+    const float d = top + fy * (bot - top) - a;
+    return d < 0.0f ? -d : d;
+}
+
+/// The robust mode's name as the CLI takes it ("none", "local-norm", "range-match",
+/// "level-norm", "pick"; "unknown" for any other value).
+inline const char* robust_mode_name(of_robust r) {
+    switch (r) {
+    case OF_ROBUST_NONE: return "none";
+    case OF_ROBUST_LOCAL_NORM: return "local-norm";
+    case OF_ROBUST_RANGE_MATCH: return "range-match";
+    case OF_ROBUST_LEVEL_NORM: return "level-norm";
+    case OF_ROBUST_PICK: return "pick";
+    default: return "unknown";
+    }
+}
+/// The judge's allowance for robust none under HS and CLG (their NONE judge is divided by
+/// 1 + kPickNoneMargin before the comparison). Their normalised candidates' flows, fitted to
+/// images normalised much as the judge's are, score 0.2-2.5 % lower where nothing changed even
+/// when their flow is worse (rotation-zoom, HS: level-norm 1.6264 vs none 1.6434 on CUDA F32,
+/// EPE 0.465 vs 0.260; 1.6041 vs 1.6433 on F16; CLG 1.6018 vs 1.6049, 0.307 vs 0.189). With 5 %
+/// every choice it changes on the matrix (reference, CUDA F32 and F16) lowers the EPE (HS
+/// translation / ramp 1.358 -> 1.064 on the reference, stereo / ramp 6.354 -> 5.410, ...;
+/// docs/accuracy.md section 13). Not for TV-L1: on the reference translation cell its none
+/// judge is 2.1921 against level-norm's 2.1908 with EPE 0.545 vs 0.037, so any margin keeps the
+/// worse flow; nor for LK, where it only changes cells every mode fails. A flow that ran away
+/// under a light change scores 1.5-3x the best: the margin does not keep it.
+const double kPickNoneMargin = 0.05;
+/// The factor a candidate's judge is weighed by before the comparison (algorithm a).
+inline double pick_weight(of_robust r, of_algorithm a) {
+    return r == OF_ROBUST_NONE && (a == OF_ALGO_HS || a == OF_ALGO_CLG) ? 1.0 / (1.0 + kPickNoneMargin) : 1.0;
+}
 
 /// How many times a pair is solved under robust mode r (the time model and the budget count them).
 inline int robust_passes(of_robust r) { return r == OF_ROBUST_PICK ? kPickCount : 1; }

@@ -181,8 +181,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     for (int i = 0; i < o.table->algorithm_count; ++i) described = described || o.table->algorithms[i].algorithm == algo;
     // A CPU-only algorithm the table does not describe runs F32 on the CPU path, unmodelled
     // (no row: no time budget, no predicted time); a GPU algorithm needs its table entry.
-    // OF_ROBUST_PICK has no CUDA path in this version (core/robust.hpp): the algorithm's CPU path runs it.
-    const bool gpu_path = alg->gpu_path && cfg.robust != OF_ROBUST_PICK;
+    const bool gpu_path = alg->gpu_path;
     const bool unmodelled = !gpu_path && !described;
     if (o.precision_from_table && unmodelled) {
         prec = OF_PRECISION_F32;
@@ -227,12 +226,11 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     o.cpu_backend = neon_usable(neon_why, sizeof neon_why) ? OF_BACKEND_NEON : OF_BACKEND_REFERENCE;
     const bool named = o.match == platform::kMatchOverride;
     bool cuda_ok = false;
-    if (!gpu_path) { // no CUDA path for this algorithm (or robust pick): AUTO runs the CPU path
-        const char* what = alg->gpu_path ? "robust pick" : alg->name;
+    if (!gpu_path) { // no CUDA path for this algorithm: AUTO runs the CPU path
         if (want == OF_BACKEND_CUDA)
             return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: %s has no CUDA path in this version (CPU paths only)",
-                            who, what);
-        std::snprintf(why_not, sizeof why_not, "%s has no CUDA path in this version", what);
+                            who, alg->name);
+        std::snprintf(why_not, sizeof why_not, "%s has no CUDA path in this version", alg->name);
     } else if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
         cuda_ok = cuda_usable(why_not, sizeof why_not);
         o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;
@@ -276,9 +274,10 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
 #endif
     }
     // AUTO on CUDA where the table wants coarse levels on the CPU: split the frame there (the
-    // levels wanted on the CPU are a suffix: areas shrink with the level).
+    // levels wanted on the CPU are a suffix: areas shrink with the level). Not under robust pick:
+    // its candidates' solves run back to back in one graph, with no host wait between them.
     o.split_from = 0;
-    if (want == OF_BACKEND_AUTO && backend == OF_BACKEND_CUDA && o.have_wanted)
+    if (want == OF_BACKEND_AUTO && backend == OF_BACKEND_CUDA && o.have_wanted && cfg.robust != OF_ROBUST_PICK)
         for (int l = 1; l < levels; ++l)
             if (o.wanted[l] == platform::kPathCpu) {
                 o.split_from = l;

@@ -130,6 +130,7 @@ of_status context_push(of_context* c, const of_image& frame, const of_flow* out)
             c->info.last_levels = static_cast<uint32_t>(levels);
             c->info.last_coarsest = static_cast<uint32_t>(coarsest);
             c->info.last_iterations = iterations;
+            if (c->cfg.robust == OF_ROBUST_PICK) c->info.last_pick = c->algo->cuda->last_pick(c->cuda);
             if (step.warm_taken != 0) c->info.last_warm = static_cast<uint32_t>(step.warm_taken);
         }
     } else {

@@ -36,7 +36,7 @@ const char* tvl1_work_plane_name(const of_config&, int i) {
 
 #if OF_HAVE_CUDA
 const CudaDriver kTvl1Cuda = {cuda::resolve_tuning, cuda::plan, cuda::create, cuda::process, cuda::destroy, cuda::push,
-                                  cuda::register_host, cuda::unregister_host};
+                                  cuda::register_host, cuda::unregister_host, cuda::last_pick};
 #endif
 
 } // namespace

@@ -58,6 +58,7 @@ void all_kernels(KernelList* l) {
     list_multi_f16x2_kernels(l);
     list_robust_kernels(l);
     list_warm_kernels(l);
+    list_pick_kernels(l);
     list_hs_stage_kernels(l);
     list_hs_jacobi_kernels(l);
     list_hs_multi_kernels(l);
@@ -243,6 +244,8 @@ of_status create_with(const AlgoOps* ops,
     *out = st;
     st->ops = ops;
     st->cfg = cfg;
+    if (cfg.robust == OF_ROBUST_PICK) st->cfg.warm_start = 0; // pick: no warm start (api/oflow.h)
+    st->pick_kept = -1;
     st->cfg.platform = nullptr;
     st->cfg.tuning_path = nullptr;
     st->stream = nullptr;
@@ -590,7 +593,9 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     uint64_t scheduled = info.cpu_iterations; // the CPU levels' count is exact
     for (int lv = 0; lv < counted(*coarsest); ++lv)
         scheduled += static_cast<uint64_t>(st->cfg.warps) * level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv);
-    *iterations = scheduled;
+    const bool pick = st->cfg.robust == OF_ROBUST_PICK;
+    st->pick_kept = -1; // known after the wait below
+    *iterations = pick ? scheduled * static_cast<uint64_t>(kPickCount) : scheduled;
 
     // 5. Output. Compact formats (of_flow.format F16, S10.5) are converted on the device
     // (launch_write_flow16, core/flow_format.hpp): host output downloads 2 bytes per component,
@@ -710,6 +715,16 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl + sizeof(int) * kStageTop, &st->ctrl()->top, sizeof(int),
                                     cudaMemcpyDeviceToHost, s),
                     "coarsest level download");
+    const std::size_t pick_ints = static_cast<std::size_t>(kPickCount) * kPickStopInts;
+    const int* pick_stop = reinterpret_cast<const int*>(st->pinned + l.stage_pick);
+    if (pick) {
+        OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_pick, st->arena + l.pick_stop, sizeof(int) * pick_ints,
+                                    cudaMemcpyDeviceToHost, s),
+                    "robust pick download");
+        OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_pick + sizeof(int) * pick_ints, &st->ctrl()->pick_kept,
+                                    sizeof(int), cudaMemcpyDeviceToHost, s),
+                    "robust pick download");
+    }
     // The bands' copies out of the staging, each as soon as its download is done, on the
     // context's threads (config.threads).
     BandCopy copy{st->pinned + l.stage_flow, static_cast<unsigned char*>(static_cast<void*>(out.u)),
@@ -727,12 +742,27 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
 
     if (info.top < 0) *coarsest = stop[kStageTop];
     if (warm_here) *warm_taken = stop[kStageWarm] != 0 ? 1 : 0;
+    // Iterations run: of each candidate's levels at or below its own coarsest level under pick.
+    const auto ran_of = [&](const int* slots, int top) {
+        uint64_t n = 0;
+        for (int lv = 0; lv < counted(top); ++lv)
+            for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
+                n += static_cast<uint64_t>(
+                    iterations_run(*st, info.dims[lv], slots[lv * kMaxWarps + static_cast<int>(wp)],
+                                   static_cast<int>(level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv))));
+        return n;
+    };
     uint64_t ran = 0;
-    for (int lv = 0; lv < counted(*coarsest); ++lv)
-        for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
-            ran += static_cast<uint64_t>(
-                iterations_run(*st, info.dims[lv], stop[lv * kMaxWarps + static_cast<int>(wp)],
-                               static_cast<int>(level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv))));
+    if (pick) {
+        for (int c = 0; c < kPickCount; ++c) {
+            const int* slots = pick_stop + static_cast<std::size_t>(c) * kPickStopInts;
+            ran += ran_of(slots, info.top < 0 ? slots[kStopSlots] : info.top);
+        }
+        const int kept = pick_stop[pick_ints];
+        st->pick_kept = kept >= 0 && kept < kPickCount ? kept : -1;
+    } else {
+        ran = ran_of(stop, *coarsest);
+    }
     *iterations = ran + info.cpu_iterations;
 
     if (out.memory == OF_MEMORY_HOST) {
@@ -813,6 +843,10 @@ of_status push_frame(State* st, const of_image& frame, const of_flow* out, Strea
 }
 
 } // namespace
+
+of_robust last_pick(const State* st) {
+    return st && st->pick_kept >= 0 ? kPickCandidates[st->pick_kept] : OF_ROBUST_PICK;
+}
 
 of_status push(State* st, const of_image& frame, const of_flow* out, StreamStep* step, const ErrorSink& err,
                uint64_t* iterations, int* levels, int* coarsest) {

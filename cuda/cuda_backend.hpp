@@ -146,6 +146,11 @@ struct StreamStep {
 of_status push(State* st, const of_image& frame, const of_flow* out, StreamStep* step, const ErrorSink& err,
                uint64_t* iterations, int* levels, int* coarsest);
 
+/// OF_ROBUST_PICK: the candidate mode the last frame of process() or push() kept (of_info.last_pick),
+/// or OF_ROBUST_PICK when the host does not know it (device output: the choice stays on the
+/// device, nothing waits for it).
+of_robust last_pick(const State* st);
+
 /// of_register_host / of_unregister_host (api/oflow.h): page-locks the caller's buffer
 /// (cudaHostRegister) and records it; frames and flow planes wholly inside a recorded buffer go
 /// by DMA straight from / to it. destroy() unregisters what is left.

@@ -382,10 +382,9 @@ of_status run_cpu_levels(State& st, SolveInfo* info, const ErrorSink& err) {
     return OF_OK;
 }
 
-// Everything of a frame after the two conversions: pyramids, coarse-to-fine warps and
-// iterations. Depends only on the frame size, so it can be captured as a graph (unless the
-// frame is split: the CPU levels wait for the pyramids in the middle).
-of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
+// Everything of a frame after the two conversions under one robust mode (st.cfg.robust, never
+// OF_ROBUST_PICK): pyramids, coarse-to-fine warps and iterations.
+of_status solve_one(State& st, const ErrorSink& err, SolveInfo* info) {
     const cudaStream_t s = st.stream;
     const DevLayout& lay = st.lay;
     const LevelDims* dims = info->dims;
@@ -464,6 +463,81 @@ of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
     return OF_OK;
 }
 
+// A device-to-device copy of a level-0 plane of `row` bytes a row (pitch d.pitch elements of
+// `elem` bytes) from arena offset `from` to `to`.
+of_status copy_plane(State& st, std::size_t from, std::size_t to, const LevelDims& d, std::size_t elem,
+                     const ErrorSink& err) {
+    const std::size_t pitch = static_cast<std::size_t>(d.pitch) * elem;
+    OF_CUDA_TRY(cudaMemcpy2DAsync(st.arena + to, pitch, st.arena + from, pitch, static_cast<std::size_t>(d.w) * elem,
+                                  static_cast<std::size_t>(d.h), cudaMemcpyDeviceToDevice, st.stream),
+                "robust pick copy");
+    return OF_OK;
+}
+
+// OF_ROBUST_PICK (core/robust.hpp; the CPU's is core/flow_driver.cpp solve_pair_pick): the
+// converted frames kept and normalised as LOCAL_NORM (the judge), then per candidate the frames
+// restored, solve_one under the candidate's mode (st.cfg.robust reads as it while it runs), the
+// judge and the choice on the device (launch_pick_judge), and the candidate's stop slots and
+// coarsest level into DevLayout::pick_stop; at the end the kept flow (and confidence plane) back
+// into the plane a solve leaves it in, and Ctrl::top = the kept candidate's. No host wait: the
+// whole of it is captured in the solver graph. Never a split frame (select.cpp).
+of_status solve_pick(State& st, const ErrorSink& err, SolveInfo* info) {
+    const DevLayout& lay = st.lay;
+    const LevelDims& d0 = info->dims[0];
+    const cudaStream_t s = st.stream;
+    Ctrl* ctrl = st.ctrl();
+    const std::size_t target[2] = {static_cast<std::size_t>(reinterpret_cast<unsigned char*>(convert_target(st, 0, d0).p) - st.arena),
+                                   static_cast<std::size_t>(reinterpret_cast<unsigned char*>(convert_target(st, 1, d0).p) - st.arena)};
+    of_status r = OF_OK;
+    for (int f = 0; f < 2 && r == OF_OK; ++f) {
+        r = copy_plane(st, target[f], lay.pick_frame[f], d0, 4, err);
+        if (r == OF_OK) r = copy_plane(st, target[f], lay.pick_judge[f], d0, 4, err);
+        if (r == OF_OK) r = normalize_plane(st, st.plane<float>(lay.pick_judge[f], d0), d0, nullptr, f, err);
+    }
+    if (r != OF_OK) return r;
+    float min_conf = 0.0f;
+    float* conf = st.ops->confidence ? const_cast<float*>(st.ops->confidence(st, &min_conf)) : nullptr;
+    const DPlane<float> conf_plane{conf, d0.w, d0.h, static_cast<int>(d0.pitch)};
+    const DPlane<float> keep_conf = conf ? st.plane<float>(lay.pick_conf, d0) : DPlane<float>{nullptr, d0.w, d0.h, 0};
+    const DPlane<float2> keep = st.plane<float2>(lay.pick_u, d0);
+    int ucur = 0;
+    for (int i = 0; i < kPickCount; ++i) {
+        for (int f = 0; f < 2 && i > 0 && r == OF_OK; ++f) r = copy_plane(st, lay.pick_frame[f], target[f], d0, 4, err);
+        if (r != OF_OK) return r;
+        SolveInfo one = *info;
+        st.cfg.robust = kPickCandidates[i];
+        r = solve_one(st, err, &one);
+        st.cfg.robust = OF_ROBUST_PICK;
+        if (r != OF_OK) return r;
+        ucur = one.ucur;
+        OF_CUDA_TRY(launch_pick_judge(as_const(st.plane<float>(lay.pick_judge[0], d0)),
+                                      as_const(st.plane<float>(lay.pick_judge[1], d0)),
+                                      as_const(st.plane<float2>(lay.u[ucur], d0)), keep, as_const(conf_plane), keep_conf,
+                                      i, pick_weight(kPickCandidates[i], st.cfg.algorithm), ctrl, s),
+                    "robust pick launch");
+        int* stop = reinterpret_cast<int*>(st.arena + lay.pick_stop) + static_cast<std::size_t>(i) * kPickStopInts;
+        OF_CUDA_TRY(cudaMemcpyAsync(stop, ctrl->stop, sizeof(int) * kStopSlots, cudaMemcpyDeviceToDevice, s),
+                    "robust pick copy");
+        OF_CUDA_TRY(cudaMemcpyAsync(stop + kStopSlots, &ctrl->top, sizeof(int), cudaMemcpyDeviceToDevice, s),
+                    "robust pick copy");
+    }
+    r = copy_plane(st, lay.pick_u, lay.u[ucur], d0, 8, err);
+    if (r == OF_OK && conf) r = copy_plane(st, lay.pick_conf, static_cast<std::size_t>(reinterpret_cast<unsigned char*>(conf) - st.arena), d0, 4, err);
+    if (r != OF_OK) return r;
+    OF_CUDA_TRY(cudaMemcpyAsync(&ctrl->top, &ctrl->pick_top, sizeof(int), cudaMemcpyDeviceToDevice, s),
+                "robust pick copy");
+    info->ucur = ucur;
+    return OF_OK;
+}
+
+// Everything of a frame after the two conversions: pyramids, coarse-to-fine warps and
+// iterations, once, or once per candidate under OF_ROBUST_PICK. Depends only on the frame size,
+// so it can be captured as a graph (unless the frame is split: the CPU levels wait for the
+// pyramids in the middle).
+of_status solve(State& st, const ErrorSink& err, SolveInfo* info) {
+    return st.cfg.robust == OF_ROBUST_PICK ? solve_pick(st, err, info) : solve_one(st, err, info);
+}
+
 of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveInfo* info) {
     const of_config& cfg = st.cfg;
     info->levels = dev_pyramid_dims(w, h, cfg, info->dims);
@@ -504,7 +578,8 @@ of_status capture_solver(State& st, const ErrorSink& err) {
     of_status r = plan_frame(st, static_cast<int>(st.cfg.max_width), static_cast<int>(st.cfg.max_height), err, &info);
     if (r != OF_OK) return r;
     // A schedule too long to capture (kGraphMaxLaunches): no graph, frames enqueue.
-    if (static_cast<long long>(st.cfg.warps) * info.launches > kGraphMaxLaunches) return OF_OK;
+    if (static_cast<long long>(st.cfg.warps) * info.launches * robust_passes(st.cfg.robust) > kGraphMaxLaunches)
+        return OF_OK;
     // Capture on a private stream: the context's stream may be the caller's, with other work.
     cudaStream_t cap = nullptr;
     OF_CUDA_TRY(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking), "cudaStreamCreate(capture)");

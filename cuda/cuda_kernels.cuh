@@ -190,6 +190,15 @@ cudaError_t launch_exposure_match(const unsigned int* hist, unsigned long long n
 cudaError_t launch_map_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, of_robust robust,
                              cudaStream_t s);
 
+/// OF_ROBUST_PICK's judge of one candidate (robust_pick_cuda.cu): the mean over the pixels of
+/// |n0(x) - n1(x + u)| (core/flow_driver.cpp pick_residual) times weight (pick_weight), the choice into ctrl (pick_best,
+/// pick_kept, pick_top = top, pick_take; candidate 0 always taken, a later one when strictly
+/// lower) and, when taken, u -> keep and conf -> keep_conf (conf.p null: no confidence plane).
+/// Three launches, no host wait.
+cudaError_t launch_pick_judge(DPlane<const float> n0, DPlane<const float> n1, DPlane<const float2> u,
+                              DPlane<float2> keep, DPlane<const float> conf, DPlane<float> keep_conf, int candidate,
+                              double weight, Ctrl* ctrl, cudaStream_t s);
+
 // ---- kernel registry (cuda_backend.cu loads them all at create) ----------------------------
 struct KernelList {
     static const int kCap = 96;
@@ -215,6 +224,7 @@ void list_multi_kernels(KernelList* l);
 void list_multi_f16x2_kernels(KernelList* l);
 void list_robust_kernels(KernelList* l);
 void list_warm_kernels(KernelList* l);
+void list_pick_kernels(KernelList* l);
 
 } // namespace cuda
 } // namespace oflow

@@ -322,7 +322,8 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->raw[0] = c.take(raw);
     l->raw[1] = c.take(raw);
     l->warm_bytes = 0;
-    if (cfg.warm_start && !plane(l->dims[warm_level(l->levels)], 8, &l->warm_bytes)) return OF_ERR_OVERFLOW;
+    const bool pick = cfg.robust == OF_ROBUST_PICK; // no warm start under pick (api/oflow.h)
+    if (cfg.warm_start && !pick && !plane(l->dims[warm_level(l->levels)], 8, &l->warm_bytes)) return OF_ERR_OVERFLOW;
     l->warm = c.take(l->warm_bytes);
     // TV-L1 reuses its solver planes for the frame's scratch (the schedule: solve() converts,
     // normalises and builds both pyramids before any level touches u, p, g or rc, and the
@@ -384,6 +385,12 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;
     l->partials = c.take(partial_bytes);
     l->red_partials = c.take(sor && t.variant == OF_VARIANT_GLOBAL ? partial_bytes : 0);
+    const std::size_t pick_stop = pick ? static_cast<std::size_t>(kPickCount) * kPickStopInts * sizeof(int) : 0;
+    for (int f = 0; f < 2; ++f) l->pick_frame[f] = c.take(pick ? f32 : 0);
+    for (int f = 0; f < 2; ++f) l->pick_judge[f] = c.take(pick ? f32 : 0);
+    l->pick_u = c.take(pick ? f2 : 0);
+    l->pick_conf = c.take(pick && lk ? f32 : 0);
+    l->pick_stop = c.take(pick_stop);
     if (!c.end(&l->device_bytes)) return OF_ERR_OVERFLOW;
 
     Carver s;
@@ -396,6 +403,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     std::size_t valid = 0;
     if (lk && !mul(w0 * h0, 4, &valid)) return OF_ERR_OVERFLOW;
     l->stage_valid = s.take(valid);
+    l->stage_pick = s.take(pick ? pick_stop + sizeof(int) : 0);
     if (!s.end(&l->pinned_bytes)) return OF_ERR_OVERFLOW;
     return OF_OK;
 }
@@ -455,6 +463,13 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"ctrl", "control block: stop slots, exposure histograms and match, texture sums, warm-start sums", l.ctrl, true, 0},
         {"partials", "F32 per-block partial sums of the epsilon reduction", l.partials, true, 0},
         {"red_partials", "HS GLOBAL SOR: the red half-sweep's partial sums", l.red_partials, true, 0},
+        {"pick_frame[0]", "robust pick: frame 0 as converted, where each candidate starts", l.pick_frame[0], true, 0},
+        {"pick_frame[1]", "robust pick: frame 1 as converted", l.pick_frame[1], true, 0},
+        {"pick_judge[0]", "robust pick: frame 0 normalised as local-norm, the candidates' judge", l.pick_judge[0], true, 0},
+        {"pick_judge[1]", "robust pick: frame 1 normalised as local-norm", l.pick_judge[1], true, 0},
+        {"pick_u", "robust pick: the kept candidate's float2 flow (level 0)", l.pick_u, true, 0},
+        {"pick_conf", "robust pick, LK: the kept candidate's confidence (level 0)", l.pick_conf, true, 0},
+        {"pick_stop", "robust pick: each candidate's stop slots and coarsest level", l.pick_stop, true, 0},
     };
     const int n = static_cast<int>(sizeof(slots) / sizeof(slots[0]));
     // A carved slot ends where the next carved slot with a larger offset begins (or at the end).
@@ -490,8 +505,10 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
          l.stage_frame[1] - l.stage_frame[0]},
         {"stage_frame[1]", "pinned staging: the other frame; reuses stage_flow", l.stage_frame[1], l.raw_bytes},
         {"stage_ctrl", "pinned staging: the stop slots, the finiteness flag, the coarsest level, the warm choice", l.stage_ctrl,
-         (l.stage_valid > l.stage_ctrl ? l.stage_valid : l.pinned_bytes) - l.stage_ctrl},
-        {"stage_valid", "pinned staging: LK's level-0 confidence on its way down", l.stage_valid, l.pinned_bytes - l.stage_valid},
+         l.stage_valid - l.stage_ctrl},
+        {"stage_valid", "pinned staging: LK's level-0 confidence on its way down", l.stage_valid, l.stage_pick - l.stage_valid},
+        {"stage_pick", "pinned staging, robust pick: each candidate's stop slots and coarsest level, the kept one",
+         l.stage_pick, l.pinned_bytes - l.stage_pick},
     };
     k = 0;
     for (const LayoutRow& r : st)

@@ -30,6 +30,9 @@ const int kNotStopped = 0x7f7f7f7f; // a stop slot filled with the byte 0x7f: "r
 const int kStageNonfinite = kStopSlots;
 const int kStageTop = kStopSlots + 1;
 const int kStageWarm = kStopSlots + 2; // Ctrl::warm_taken
+/// OF_ROBUST_PICK: ints per candidate of DevLayout::pick_stop / stage_pick (its stop slots, then
+/// its coarsest level Ctrl::top).
+const int kPickStopInts = kStopSlots + 1;
 /// Row bands of a host-output flow download through the staging: each band's copy out of the
 /// staging overlaps the next band's download (cuda_backend.cu process_frame).
 const int kFlowChunks = 8;
@@ -120,6 +123,15 @@ struct Ctrl {
     int warm_ready;
     int warm_taken;
     double warm_part[2 * kWarmBlocks];
+    // OF_ROBUST_PICK (robust_pick_cuda.cu; outside the per-solve memset, like the rest from
+    // stop on): the judge's partial sums of the candidate just solved, the lowest judge so far,
+    // whether the last candidate was taken, the index (kPickCandidates) kept and its coarsest
+    // level (Ctrl::top when it was taken).
+    double pick_part[kWarmBlocks];
+    double pick_best;
+    int pick_take;
+    int pick_kept;
+    int pick_top;
 };
 
 /// Dynamic shared memory of a FUSED block of bw x bh threads: new u on the tile plus its right
@@ -259,6 +271,15 @@ struct DevLayout {
     std::size_t ctrl;                // Ctrl
     std::size_t partials;            // F32 per-block partial sums of the epsilon reduction
     std::size_t red_partials;        // HS GLOBAL SOR: the red half-sweep's (partial_count floats), else 0
+    // OF_ROBUST_PICK (config.robust; 0 bytes otherwise), cuda_frame.cu solve_pick: both converted
+    // frames as converted (each candidate starts from them), both frames normalised as
+    // LOCAL_NORM (the judge), the kept flow (float2) and confidence (LK: F32), all level-0
+    // planes; and per candidate its stop slots and coarsest level (kPickStopInts ints each).
+    std::size_t pick_frame[2];
+    std::size_t pick_judge[2];
+    std::size_t pick_u;
+    std::size_t pick_conf;
+    std::size_t pick_stop;
     std::size_t partial_count;
     std::size_t device_bytes;        // total
     // Pinned staging: both frames on the way in, then (reused) the flow on the way out as
@@ -269,6 +290,7 @@ struct DevLayout {
                                      // kStageNonfinite, top at kStageTop, warm_taken at kStageWarm
     std::size_t stage_valid;         // LK: the level-0 confidence on its way to a host validity plane
                                      // (max_width x max_height floats, packed rows); 0 bytes otherwise
+    std::size_t stage_pick;          // OF_ROBUST_PICK: pick_stop's ints, then Ctrl::pick_kept; else 0 bytes
     std::size_t pinned_bytes;
 };
 

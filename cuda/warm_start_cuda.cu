@@ -4,6 +4,7 @@
 // tree), the choice (warm only when Ctrl::warm_ready and its residual is the smaller), and the
 // copy of the kept flow into the level's plane when chosen. All on the device, no host wait,
 // so the solver graph holds these launches and each replay decides per frame.
+#include "cuda/block_sum.cuh"
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_layout.hpp"
 
@@ -34,18 +35,7 @@ __device__ float warm_sample(DPlane<const P> p, float x, float y) {
     return top + ay * (bot - top);
 }
 
-// Fixed-order tree sum of one double per thread of a kWarmThreads block.
-__device__ double block_sum(double v, double* sh) {
-    sh[threadIdx.x] = v;
-    __syncthreads();
-    for (int n = kWarmThreads / 2; n > 0; n /= 2) {
-        if (static_cast<int>(threadIdx.x) < n) sh[threadIdx.x] += sh[threadIdx.x + n];
-        __syncthreads();
-    }
-    const double r = sh[0];
-    __syncthreads();
-    return r;
-}
+__device__ double block_sum(double v, double* sh) { return block_sum_fixed<kWarmThreads>(v, sh); }
 
 // Block b sums rows b, b + kWarmBlocks, ...: part[b] the cold start's, part[kWarmBlocks + b] the
 // kept flow's.

@@ -11,7 +11,8 @@
 //  (c) cold vs warm start (config.warm_start) on the camera-path sequence (core/synth_sequence,
 //      1920x1080, 6 frames): ms per frame and mean EPE at 10 iterations, and the iterations the
 //      cold start needs for the warm start's EPE (10, 20, 40 tried): EPE at equal time and time
-//      at equal EPE;
+//      at equal EPE; then the cold 10-iteration row under each robust mode (local-norm, none,
+//      level-norm, pick), the default's among them;
 //  (d) the flow's output format (of_flow.format F32, F16, S10.5) with host output: ms per frame;
 //  (e) the arenas: host, device and stream bytes of F32 and F16 at 3 levels and automatic levels,
 //      warm start off and on (of_explain).
@@ -20,6 +21,7 @@
 #include "samples/bench/bench_stream.hpp"
 #include "samples/bench/bench_util.hpp"
 
+#include "core/robust.hpp"
 #include "core/synth_sequence.hpp"
 
 #include <chrono>
@@ -60,6 +62,12 @@ of_config base_config(int w, int h) {
     c.iterations = 10;
     c.epsilon = 0.0f;
     return c;
+}
+
+of_robust default_robust() {
+    of_config c;
+    of_config_init(&c, OF_ALGO_TVL1);
+    return c.robust;
 }
 
 // Host buffers for frames and flow: pageable vectors, optionally registered with the context.
@@ -378,6 +386,22 @@ int run_stream_bench(int argc, char** argv) {
                                     std::to_string(it),
                                 ms, e, static_cast<double>(taken)});
             }
+        }
+        // The robust modes at the 10-iteration cold row, the default's among them (docs/accuracy.md
+        // section 13: the large motions of the camera path against the light-change invariance).
+        std::printf("    cold, 10 iterations, per robust mode (the default: %s):\n", oflow::robust_mode_name(default_robust()));
+        for (of_robust r : {OF_ROBUST_LOCAL_NORM, OF_ROBUST_NONE, OF_ROBUST_LEVEL_NORM, OF_ROBUST_PICK}) {
+            of_config cc = base_config(sw, sh);
+            cc.levels = 0;
+            cc.robust = r;
+            double e = 0.0, ms = 0.0;
+            int taken = 0;
+            if (!sequence_epe(cc, seq, gt, &e, &ms, &taken)) {
+                fail = true;
+                continue;
+            }
+            std::printf("    %-12s %10.4f %10.3f\n", oflow::robust_mode_name(r), e, ms);
+            rows.push_back({std::to_string(sw) + "x" + std::to_string(sh) + " cold iters 10 robust " + oflow::robust_mode_name(r), ms, e, 0.0});
         }
     };
     warm_rows(w, h);

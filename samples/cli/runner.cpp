@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include "core/flow_format.hpp" // the compact formats back to float (header only)
+#include "core/robust.hpp"      // robust_mode_name (header only)
 
 #include <algorithm>
 #include <chrono>
@@ -49,17 +50,7 @@ const char* precision_name(of_precision p) {
     return "unknown";
 }
 
-const char* robust_name(of_robust r) {
-    switch (r) {
-    case OF_ROBUST_NONE: return "none";
-    case OF_ROBUST_LOCAL_NORM: return "local-norm";
-    case OF_ROBUST_RANGE_MATCH: return "range-match";
-    case OF_ROBUST_LEVEL_NORM: return "level-norm";
-    case OF_ROBUST_PICK: return "pick";
-    default: break;
-    }
-    return "unknown";
-}
+const char* robust_name(of_robust r) { return oflow::robust_mode_name(r); }
 
 const char* solver_name(of_solver s) {
     switch (s) {

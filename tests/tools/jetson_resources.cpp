@@ -187,6 +187,11 @@ const Fixed kFixed[] = {
     {"k_warm_residual", 256, 0},
     {"k_warm_decide", 256, 0},
     {"k_warm_select", kPlane, 0},
+    // Robust pick's judge (robust_pick_cuda.cu): residual sums and the choice in 256-thread
+    // blocks, the kept flow's copy per pixel.
+    {"k_pick_residual", 256, 0},
+    {"k_pick_select", 256, 0},
+    {"k_pick_keep", kPlane, 0},
 };
 // Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), HS/CLG's
 // (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu), then LK's Newton steps (lk_global_cuda.cu,
