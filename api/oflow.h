@@ -174,10 +174,12 @@ typedef enum of_robust {
     OF_ROBUST_LEVEL_NORM = 3,  /**< the pyramid is built from the range-matched frames, then every level is
                                    normalised at its own scale as LOCAL_NORM (robust_sigma in that level's
                                    pixels): gain/offset invariant, and every level keeps its signal */
-    OF_ROBUST_PICK = 4,        /**< the pair solved three times, LOCAL_NORM, NONE and LEVEL_NORM, and the flow
-                                   kept whose warp best matches the two frames normalised as LOCAL_NORM (mean
-                                   |N0(x) - N1(x + u)|; a pixel whose x + u leaves the frame counts 10 grey
-                                   levels; ties keep the earlier). Three solves: about 3x the time, and
+    OF_ROBUST_PICK = 4,        /**< the default: the pair solved three times, LOCAL_NORM, NONE and LEVEL_NORM
+                                   (this one with the texture rule off: min_texture 0), and the flow kept
+                                   whose warp best matches the two frames normalised as LOCAL_NORM (mean
+                                   |N0(x) - N1(x + u)|, NONE's divided by 1.05 for HS and CLG; a pixel whose
+                                   x + u leaves the frame counts 10 grey levels; ties keep the earlier).
+                                   of_info.last_pick names the kept one. Three solves: about 3x the time, and
                                    time_budget_ms is split between them; warm_start is not applied. Memory:
                                    CPU paths 4 more frame-sized host planes (5 for LK); CUDA 4 more
                                    frame-sized F32 device planes and a float2 flow plane (and an F32
@@ -292,14 +294,15 @@ typedef struct of_config {
                                      The table is kept in the context's host arena (of_query_memory counts
                                      it); the path is not retained */
     /* Appended with the exposure work (docs/accuracy.md). */
-    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_LOCAL_NORM */
+    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_PICK */
     float robust_sigma;         /**< its window (Gaussian sigma, px at full size); default 3; [0.5, 10] */
     uint32_t median_size;       /**< median filter of the flow after every warp: 0 (off), 3 or 5 (default; LK: 0) */
     float min_texture;          /**< automatic levels only: the coarsest level used is the coarsest whose
                                      frame-0 image, and every finer level's, has a mean squared gradient
                                      (central differences, grey levels^2 per px^2, after the preprocessing)
                                      of at least this; coarser levels are not solved (flow starts at zero
-                                     below them). Decided per frame; default 1; 0 = size rule only; [0, 1e6] */
+                                     below them). Decided per frame; default 1; 0 = size rule only; [0, 1e6].
+                                     Robust pick's LEVEL_NORM solve runs with 0 (OF_ROBUST_PICK) */
     /* Appended with the multi-level iteration schedule. */
     float iteration_growth;     /**< more inner iterations on coarser levels, every algorithm and path: level l
                                      (0 = finest) runs min(round(iterations * (1 + iteration_growth * l)),

@@ -44,7 +44,7 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     // where the coarse levels start to lose their valid windows.
     cfg->lk.window = 11;
     cfg->lk.min_eigen = 1.0f;
-    cfg->robust = OF_ROBUST_LOCAL_NORM;
+    cfg->robust = OF_ROBUST_PICK;
     cfg->robust_sigma = 3.0f;
     cfg->median_size = 5;
     cfg->min_texture = 1.0f;

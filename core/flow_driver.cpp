@@ -374,9 +374,12 @@ int solve_pair_pick(const Frame& f, const of_image& prev, const of_image& next, 
     normalize_plane(f, n1, 0, kRobustFloor);
     double best = 0.0;
     int best_top = 0;
+    const float min_texture = c->cfg.min_texture;
     for (int i = 0; i < kPickCount; ++i) {
         c->cfg.robust = kPickCandidates[i];
+        c->cfg.min_texture = pick_min_texture(kPickCandidates[i], min_texture);
         const int top = solve_pair(f, prev, next, total);
+        c->cfg.min_texture = min_texture;
         const double r = pick_residual(c, n0, n1, u1, u2) * pick_weight(kPickCandidates[i], c->cfg.algorithm);
         if (i == 0 || r < best) {
             best = r;

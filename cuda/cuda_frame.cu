@@ -505,9 +505,14 @@ of_status solve_pick(State& st, const ErrorSink& err, SolveInfo* info) {
         for (int f = 0; f < 2 && i > 0 && r == OF_OK; ++f) r = copy_plane(st, lay.pick_frame[f], target[f], d0, 4, err);
         if (r != OF_OK) return r;
         SolveInfo one = *info;
+        const float min_texture = st.cfg.min_texture;
         st.cfg.robust = kPickCandidates[i];
+        st.cfg.min_texture = pick_min_texture(kPickCandidates[i], min_texture);
+        // one.top stays as planned: where the device decides (-1), the rule at min_texture 0
+        // decides levels - 1 (k_texture_top) and writes Ctrl::top, which the stop copy below reads.
         r = solve_one(st, err, &one);
         st.cfg.robust = OF_ROBUST_PICK;
+        st.cfg.min_texture = min_texture;
         if (r != OF_OK) return r;
         ucur = one.ucur;
         OF_CUDA_TRY(launch_pick_judge(as_const(st.plane<float>(lay.pick_judge[0], d0)),

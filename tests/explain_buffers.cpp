@@ -157,15 +157,26 @@ void check_cuda() {
         check_block(v, OF_BLOCK_STAGING, staging_bytes(v), 256, what);
         check_block(v, OF_BLOCK_DEVICE, info.device_bytes, 256, what);
         if (k.alg == OF_ALGO_TVL1 && k.w == 1920 && k.levels == 0) {
+            // The memory figures of one solve (robust local-norm: README, docs/jetson-resources.md);
+            // robust pick, the default, adds its frame-sized planes (api/oflow.h OF_ROBUST_PICK).
+            of_config one = c;
+            one.robust = OF_ROBUST_LOCAL_NORM;
+            of_info oi;
+            std::memset(&oi, 0, sizeof oi);
+            oi.struct_size = sizeof oi;
+            CHECK(of_explain(&one, &oi) == OF_OK);
             if (k.prec == OF_PRECISION_F16 && !k.warm)
-                CHECK_MSG(info.device_bytes <= 100000000ull, "%s: %llu device bytes > 100 MB", what,
-                          static_cast<unsigned long long>(info.device_bytes));
+                CHECK_MSG(oi.device_bytes <= 100000000ull, "%s: %llu device bytes > 100 MB", what,
+                          static_cast<unsigned long long>(oi.device_bytes));
             if (k.prec == OF_PRECISION_F32)
-                CHECK_MSG(info.device_bytes < 208869888ull, "%s: %llu device bytes, not below the 208869888 before reuse",
-                          what, static_cast<unsigned long long>(info.device_bytes));
-            std::printf("  %-40s device %llu bytes (%.1f MB), stream keeps %llu\n", what,
+                CHECK_MSG(oi.device_bytes < 208869888ull, "%s: %llu device bytes, not below the 208869888 before reuse",
+                          what, static_cast<unsigned long long>(oi.device_bytes));
+            CHECK_MSG(c.robust != OF_ROBUST_PICK || info.device_bytes > oi.device_bytes,
+                      "%s: pick %llu device bytes, one solve %llu", what, static_cast<unsigned long long>(info.device_bytes),
+                      static_cast<unsigned long long>(oi.device_bytes));
+            std::printf("  %-40s device %llu bytes (%.1f MB; one solve, local-norm: %.1f MB), stream keeps %llu\n", what,
                         static_cast<unsigned long long>(info.device_bytes), static_cast<double>(info.device_bytes) / 1e6,
-                        static_cast<unsigned long long>(info.stream_device_bytes));
+                        static_cast<double>(oi.device_bytes) / 1e6, static_cast<unsigned long long>(info.stream_device_bytes));
         }
     }
 }

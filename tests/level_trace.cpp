@@ -7,9 +7,11 @@
 //    texture is flat and only shading is left, drifts by more than a pixel everywhere, and every
 //    finer level carries that drift on doubled: the flow ends tens of pixels off. The test
 //    asserts exactly that sequence, so the cause stays documented by a run.
-// 2. The same pair with the library's defaults: the texture rule stops the pyramid where the
-//    normalised image is flat (coarsest solved level <= 2, of_info.last_coarsest says so), and
-//    the flow is right (EPE < 0.1, no pixel beyond the true largest displacement + 2 px).
+// 2. The same pair under local-norm (the default until robust pick): the texture rule stops the
+//    pyramid where the normalised image is flat (coarsest solved level <= 2, of_info.last_coarsest
+//    says so), and the flow is right (EPE < 0.1, no pixel beyond the true largest displacement +
+//    2 px). With the library's defaults (robust pick: three solves, the trace sees three
+//    pyramids) the flow is as right, and the kept candidate is not robust none's runaway.
 // 3. The sanity bound: a brightness ramp whose offset no motion can explain pushes the coarse
 //    flow out of the frame; every level above 0 comes back with x + u inside the frame plus
 //    flow_margin(), level 0 (the output) inside the frame plus output_margin(), and the bound
@@ -64,6 +66,7 @@ struct Run {
     Trace trace;
     double epe = 0, max_flow = 0, max_gt = 0;
     uint32_t coarsest = 0, levels = 0;
+    of_robust pick = OF_ROBUST_NONE; // of_info.last_pick
     bool ok = false;
 };
 
@@ -94,6 +97,7 @@ Run run(const of_config& cfg, const Pair& p) {
         of_get_info(ctx, &info);
         r.coarsest = info.last_coarsest;
         r.levels = info.last_levels;
+        r.pick = info.last_pick;
         of_destroy(ctx);
     }
     oflow::level_trace::install(nullptr, nullptr);
@@ -151,14 +155,25 @@ void test_runaway_traced() {
 
 void test_defaults_hold() {
     const Pair p = grass_pair();
-    const Run r = run(base_cfg(p.w, p.h), p);
-    print("library defaults (local-norm, median 5, texture rule)", r);
+    of_config ln = base_cfg(p.w, p.h);
+    ln.robust = OF_ROBUST_LOCAL_NORM;
+    const Run r = run(ln, p);
+    print("local-norm, median 5, texture rule", r);
     CHECK(r.ok);
     CHECK_MSG(r.coarsest <= 2, "the texture rule should stop at level 2 or finer; coarsest %u", r.coarsest);
     CHECK_MSG(!r.trace.levels.empty() && r.trace.levels.front().level == static_cast<int>(r.coarsest),
               "the first level traced is the coarsest solved");
     CHECK_MSG(r.epe < 0.1, "EPE %.3f", r.epe);
     CHECK_MSG(r.max_flow <= r.max_gt + 2.0, "max |flow| %.2f > true %.2f + 2", r.max_flow, r.max_gt);
+
+    const Run d = run(base_cfg(p.w, p.h), p);
+    print("library defaults (robust pick: three pyramids traced)", d);
+    std::printf("  kept: %s\n", oflow::robust_mode_name(d.pick));
+    CHECK(d.ok);
+    CHECK_MSG(d.pick == OF_ROBUST_LOCAL_NORM || d.pick == OF_ROBUST_LEVEL_NORM, "pick kept %s",
+              oflow::robust_mode_name(d.pick));
+    CHECK_MSG(d.epe < 0.1, "defaults: EPE %.3f", d.epe);
+    CHECK_MSG(d.max_flow <= d.max_gt + 2.0, "defaults: max |flow| %.2f > true %.2f + 2", d.max_flow, d.max_gt);
 }
 
 void test_bound_clamps() {

@@ -2,7 +2,9 @@
 // runs (reference, or NEON under OFLOW_FORCE_BACKEND=neon: neon/lk_*_neon.cpp), against the
 // known flow of core/synth.hpp, with the validity output (of_flow.valid).
 //
-//  - EPE table: the seven synthetic cases at 96x72 with the library's LK defaults, over every
+//  - EPE table: the seven synthetic cases at 96x72 with the library's LK defaults (but robust
+//    local-norm: one solve a pair, so the level trace sees one pyramid and the step count is one
+//    solve's; the default OF_ROBUST_PICK is tested in tests/robust_pick and tests/robust_matrix), over every
 //    pixel and over the valid ones; bounds are the measured values plus about 30 %, and the
 //    no-runaway invariant holds (max |flow| <= max |true flow| + 2 px). TV-L1 at its defaults is
 //    printed beside it for scale, not asserted.
@@ -45,6 +47,7 @@ of_config lk_cfg(uint32_t w = kW, uint32_t h = kH) {
     c.max_height = h;
     c.format = OF_PIXEL_F32;
     c.backend = OF_BACKEND_REFERENCE;
+    c.robust = OF_ROBUST_LOCAL_NORM; // one solve a pair (the file's header says why)
     return c;
 }
 

@@ -6,7 +6,8 @@
 // frames at and below the maximum (down to 1x1), planar and interleaved output, and failing
 // calls (their messages are formatted without allocating too), plus of_get_info and
 // of_last_error; the validity planes (mask and confidence) with every flow; Horn-Schunck and CLG
-// with both solvers, and Lucas-Kanade, too; robust pick (TV-L1, LK). The first offending allocation is
+// with both solvers, and Lucas-Kanade, too, each under robust local-norm (one solve a pair); robust
+// pick, the default (TV-L1, LK, CLG). The first offending allocation is
 // printed with an addr2line command.
 // of_explain allocates nothing at all (without a tuning_path).
 #include "alloc_counter.hpp"
@@ -38,7 +39,7 @@ const Pair& pair_for(uint32_t w, uint32_t h) {
 }
 
 void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_algorithm algo = OF_ALGO_TVL1,
-                of_solver solver = OF_SOLVER_JACOBI, int robust = -1) {
+                of_solver solver = OF_SOLVER_JACOBI, int robust = OF_ROBUST_LOCAL_NORM) {
     const uint32_t W = 160, H = 120;
     of_config c = tvl1_config(W, H);
     if (algo != OF_ALGO_TVL1) { // the algorithm's own defaults, the same frame and schedule
@@ -50,7 +51,7 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
     c.format = fmt;
     c.threads = threads;
     c.backend = backend;
-    if (robust >= 0) c.robust = static_cast<of_robust>(robust);
+    c.robust = static_cast<of_robust>(robust);
     c.iterations = 15;
     c.warps = algo == OF_ALGO_LK ? 1 : 3; // LK has no warps
     char what[96];
@@ -232,13 +233,14 @@ int main() {
         run_config(OF_PIXEL_U8, 1, OF_BACKEND_REFERENCE, OF_ALGO_LK);
         run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_LK);
     }
-    // Robust pick: three solves per pair, the best flow (and LK's confidence plane) kept in its
-    // own planes; the CPU path only in this version (AUTO runs it there).
-    // (Not where OFLOW_FORCE_BACKEND forces CUDA, which pick refuses: tests/robust_pick.cpp.)
+    // Robust pick, the default: three solves per pair, the best flow (and LK's confidence plane)
+    // kept in its own planes, for every algorithm (the grid above runs one solve, local-norm, to
+    // keep its many configs cheap; the CUDA path's contract is tests/gpu/gpu_memory.cpp's).
     if (expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA) {
         run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_ROBUST_PICK);
         run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_ROBUST_PICK);
         run_config(OF_PIXEL_U8, 2, OF_BACKEND_REFERENCE, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_ROBUST_PICK);
+        run_config(OF_PIXEL_U8, 2, OF_BACKEND_REFERENCE, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, OF_ROBUST_PICK);
     }
     return oftest::finish("no_alloc");
 }

@@ -43,6 +43,7 @@ of_config pick_config(of_algorithm a, of_robust r) {
     c.format = OF_PIXEL_F32;
     c.threads = 2;
     c.robust = r;
+    c.min_texture = oflow::pick_min_texture(r, c.min_texture); // a candidate alone as pick solves it
     c.backend = backend;
     return c;
 }

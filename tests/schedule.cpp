@@ -59,6 +59,7 @@ of_config cfg_for(of_algorithm algo, of_solver solver, float growth) {
     c.iterations = 7;
     c.epsilon = 0.0f; // every scheduled iteration runs
     c.median_size = 0;
+    c.robust = OF_ROBUST_NONE; // one solve a pair (pick's three are summed: tests/robust_pick)
     c.hs.solver = solver;
     c.iteration_growth = growth;
     return c;

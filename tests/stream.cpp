@@ -159,17 +159,22 @@ void contract() {
     CHECK(info.host_bytes == mem.host_bytes);
     if (info.backend != OF_BACKEND_CUDA) {
         CHECK(info.stream_host_bytes == static_cast<size_t>(w) * h);
-        of_config wc = cfg;
+        // Warm start needs one solve a pair (not applied under pick): both configs local-norm.
+        of_config cc = cfg;
+        cc.robust = OF_ROBUST_LOCAL_NORM;
+        of_config wc = cc;
         wc.warm_start = 1;
-        of_memory wm;
+        of_memory cm, wm;
+        cm.struct_size = sizeof cm;
         wm.struct_size = sizeof wm;
+        CHECK(of_query_memory(&cc, &cm) == OF_OK);
         CHECK(of_query_memory(&wc, &wm) == OF_OK);
         of_info wi;
         wi.struct_size = sizeof wi;
         CHECK(of_explain(&wc, &wi) == OF_OK);
         // The warm flow: two planes of level 1 (32x24, host pitch 32 floats).
         CHECK(wi.stream_host_bytes == static_cast<size_t>(w) * h + 2u * 32u * 24u * 4u);
-        CHECK(wm.host_bytes >= mem.host_bytes + 2u * 32u * 24u * 4u);
+        CHECK(wm.host_bytes >= cm.host_bytes + 2u * 32u * 24u * 4u);
         CHECK(wi.warm_start == 1);
     }
     of_config bad_cfg = cfg;
@@ -312,6 +317,7 @@ void warm_start() {
     of_config cold = tvl1_config(w, h);
     cold.warps = 1;
     cold.iterations = 10;
+    cold.robust = OF_ROBUST_LOCAL_NORM; // warm start needs one solve a pair (not applied under pick)
     of_config warm = cold;
     warm.warm_start = 1;
     std::printf("  warm start, TV-L1 1 warp x 10 iterations, %ux%u: EPE per pair (cold / warm, w = warm taken)\n", w, h);

@@ -449,8 +449,9 @@ int run_budgets(const Opts& o) {
 }
 
 // --exposure: 1920x1080 smooth-field pair, frame 1 = 1.1 I + 10 + N(0, 2), U8 device frames.
-// For two schedules and F32 / F16 (default variant), the option sets {none, robust, median 5,
-// robust + median 5 (the defaults)}; every row beside GLOBAL F32 with neither option (the plain
+// For two schedules and F32 / F16 (default variant), the option sets {none, local-norm, median 5,
+// local-norm + median 5, range-match + median 5, level-norm + median 5, pick + median 5 (the
+// defaults)}; every row beside GLOBAL F32 with neither option (the plain
 // baseline) and beside the same variant with neither option.
 int run_exposure() {
     const int w = 1920, h = 1080;
@@ -474,11 +475,12 @@ int run_exposure() {
         uint32_t median;
     };
     const Opt opts[] = {{"none", OF_ROBUST_NONE, 0},
-                        {"robust", OF_ROBUST_LOCAL_NORM, 0},
+                        {"local-norm", OF_ROBUST_LOCAL_NORM, 0},
                         {"median 5", OF_ROBUST_NONE, 5},
-                        {"robust+median (dflt)", OF_ROBUST_LOCAL_NORM, 5},
+                        {"local-norm+median", OF_ROBUST_LOCAL_NORM, 5},
                         {"range-match+median", OF_ROBUST_RANGE_MATCH, 5},
-                        {"level-norm+median", OF_ROBUST_LEVEL_NORM, 5}};
+                        {"level-norm+median", OF_ROBUST_LEVEL_NORM, 5},
+                        {"pick+median (dflt)", OF_ROBUST_PICK, 5}};
     for (const Schedule& sc : scheds) {
         of_config c;
         of_config_init(&c, OF_ALGO_TVL1);

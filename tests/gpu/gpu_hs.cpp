@@ -67,6 +67,7 @@ const char* solver_str(of_solver s) { return s == OF_SOLVER_RED_BLACK_SOR ? "SOR
 of_config hs_config(of_algorithm a, of_solver s, uint32_t w, uint32_t h) {
     of_config c;
     of_config_init(&c, a);
+    c = one_solve(c); // iteration counts against the reference's, splits (gpu_util.hpp)
     c.max_width = w;
     c.max_height = h;
     c.format = OF_PIXEL_F32;

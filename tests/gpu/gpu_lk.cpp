@@ -472,7 +472,7 @@ void frames_split() {
     const uint32_t w = 160, h = 120;
     const Pair p = synth_pair(Case::SmoothField, w, h, 1);
     const FramePair fp = frames_of(p, OF_PIXEL_F32);
-    of_config base = lk_config(w, h);
+    of_config base = one_solve(lk_config(w, h)); // pick never splits (gpu_util.hpp)
     base.levels = 4; // 160x120 .. 20x15: the coarsest (300 px) below the crossover
     base.backend = OF_BACKEND_REFERENCE;
     const Run ref = run_frame(base, fp, "split: reference");

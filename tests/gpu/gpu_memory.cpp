@@ -146,9 +146,10 @@ void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame
     const bool lk = algo == OF_ALGO_LK;
     const uint32_t w = split ? (lk ? 64 : 768) : 160, h = split ? (lk ? 48 : 384) : 120;
     const int frames = 4;
-    of_config c = tvl1_config(w, h);
+    of_config c = one_solve(tvl1_config(w, h)); // splits and waits: one solve (gpu_util.hpp)
     if (algo != OF_ALGO_TVL1) {
         of_config_init(&c, algo);
+        c = one_solve(c);
         c.max_width = w;
         c.max_height = h;
         c.hs.solver = solver;

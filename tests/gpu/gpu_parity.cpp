@@ -433,11 +433,11 @@ void test_long_schedule() {
     }
 }
 
-void test_epsilon() {
+void test_epsilon() { // one solve: its iteration count is compared
     const uint32_t w = 160, h = 120;
     const Pair p = synth_pair(Case::Translation, w, h, 1);
     const FramePair fp = frames_of(p, OF_PIXEL_F32);
-    of_config c = schedule(w, h);
+    of_config c = one_solve(schedule(w, h));
     c.epsilon = 0.01f;
     c.iterations = 100;
     FlowBuf fr;
@@ -568,11 +568,11 @@ void test_sizes() {
 // F32: within 1e-3 px of the reference and of the all-CUDA run; F16: the EPE bound; of_info
 // says which level ran where and counts every iteration; frames too small to reach the split
 // level run all on the GPU in the same context.
-void test_split() {
+void test_split() { // one solve: pick never splits (gpu_util.hpp one_solve)
     const uint32_t W = 768, H = 384; // level 0 294912 px (GPU), level 1 73728 px (CPU)
     const Pair p = synth_pair(Case::RotationZoom, W, H, 5);
     const FramePair fp = frames_of(p, OF_PIXEL_F32);
-    of_config base = schedule(W, H);
+    of_config base = one_solve(schedule(W, H));
     base.warps = 3;
     base.iterations = 20;
     base.platform = "xavier";
@@ -682,7 +682,7 @@ void test_growth() {
     const uint32_t W = 160, H = 120;
     const Pair p = synth_pair(Case::SmoothField, W, H, 7);
     const FramePair fp = frames_of(p, OF_PIXEL_F32);
-    of_config base = schedule(W, H);
+    of_config base = one_solve(schedule(W, H));
     base.warps = small_run() ? 1 : 2;
     base.iterations = small_run() ? 5 : 10;
     base.iteration_growth = 1.5f;
@@ -721,7 +721,7 @@ void test_growth() {
     const uint32_t SW = 768, SH = 384;
     const Pair q = synth_pair(Case::RotationZoom, SW, SH, 5);
     const FramePair fq = frames_of(q, OF_PIXEL_F32);
-    of_config sb = schedule(SW, SH);
+    of_config sb = one_solve(schedule(SW, SH));
     sb.warps = 1;
     sb.iterations = small_run() ? 4 : 8;
     sb.iteration_growth = 1.0f;

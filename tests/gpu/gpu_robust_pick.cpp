@@ -34,6 +34,7 @@ of_config cuda_config(of_algorithm a, of_precision prec, of_robust r) {
     c.backend = OF_BACKEND_CUDA;
     c.precision = prec;
     c.robust = r;
+    c.min_texture = oflow::pick_min_texture(r, c.min_texture); // a candidate alone as pick solves it
     return c;
 }
 

@@ -142,6 +142,7 @@ void identity(const char* what, const of_config& cfg, Sequence s, of_memory_kind
 of_config cuda_cfg(of_algorithm a, uint32_t w, uint32_t h, of_precision p) {
     of_config c;
     of_config_init(&c, a);
+    c = one_solve(c); // splits, warm start, stream bytes (gpu_util.hpp)
     c.max_width = w;
     c.max_height = h;
     c.backend = OF_BACKEND_CUDA;

@@ -39,6 +39,7 @@ of_config config(uint32_t w, uint32_t h, const char* platform, of_precision p = 
     c.max_height = h;
     c.platform = platform;
     c.precision = p;
+    c.robust = OF_ROBUST_LOCAL_NORM; // one solve: the table's split (robust pick never splits: check_boundary)
     return c;
 }
 
@@ -148,6 +149,14 @@ void check_boundary(const BoardTable& b, of_precision p, std::uint64_t area, of_
     // the split is a suffix: once a level runs on the CPU, every coarser one does
     for (uint32_t l = 1; l < in.levels; ++l)
         if (in.level_backend[l - 1] != OF_BACKEND_CUDA) CHECK(in.level_backend[l] != OF_BACKEND_CUDA);
+    // Robust pick (the default) runs its three solves on one backend: every level where level 0 runs.
+    of_config pc = config(w, h, b.name, p);
+    pc.robust = OF_ROBUST_PICK;
+    of_info pi;
+    CHECK(explain(pc, &pi) == OF_OK);
+    for (uint32_t l = 0; l < pi.levels; ++l)
+        CHECK_MSG(pi.level_backend[l] == pi.backend, "%s %s %ux%u pick: level %u runs %d, the frame %d", b.name,
+                  precision_name(p), w, h, l, static_cast<int>(pi.level_backend[l]), static_cast<int>(pi.backend));
     // Level 0's wish runs the frame (the board's GPU assumed: the platform is named).
     const bool gpu0 = area0 >= row->crossover_area;
     CHECK_MSG(in.backend == (gpu0 ? OF_BACKEND_CUDA : cpu), "%s %s %ux%u: backend %d", b.name, precision_name(p), w, h,

@@ -9,6 +9,8 @@
 //
 // Usage: pick_judge [--backend reference|cuda] [--precision f32|f16] [--algo tvl1|hs|clg|lk]
 //                   [--min-texture T] [--median 0|3|5] [--only MOTION]
+// Without --min-texture each candidate runs with the texture rule pick gives it
+// (core/robust.hpp pick_min_texture); --min-texture T sets T for all three.
 // One line per (algorithm, cell): ALGO MOTION PHOTOMETRY, then per candidate EPE and judge.
 #include "oflow.h"
 #include "test_util.hpp"
@@ -142,7 +144,7 @@ int main(int argc, char** argv) {
                     c.backend = o.backend;
                     c.precision = o.precision;
                     c.robust = oflow::kPickCandidates[k];
-                    if (o.min_texture >= 0.0f) c.min_texture = o.min_texture;
+                    c.min_texture = o.min_texture >= 0.0f ? o.min_texture : oflow::pick_min_texture(c.robust, c.min_texture);
                     if (o.median >= 0) c.median_size = static_cast<uint32_t>(o.median);
                     std::vector<float> u(n), v(n);
                     if (!solve(c, i0, i1, w, h, &u, &v)) return 1;
