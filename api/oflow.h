@@ -175,7 +175,9 @@ typedef enum of_robust {
                                    normalised at its own scale as LOCAL_NORM (robust_sigma in that level's
                                    pixels): gain/offset invariant, and every level keeps its signal */
     OF_ROBUST_PICK = 4,        /**< the default: the pair solved three times, LOCAL_NORM, NONE and LEVEL_NORM
-                                   (this one with the texture rule off: min_texture 0), and the flow kept
+                                   (this one with the texture rule off: min_texture 0); for TV-L1 NONE,
+                                   LEVEL_NORM and RANGE_MATCH (this one with median_size at most 3),
+                                   and the flow kept
                                    whose warp best matches the two frames normalised as LOCAL_NORM (mean
                                    |N0(x) - N1(x + u)|, NONE's divided by 1.05 for HS and CLG; a pixel whose
                                    x + u leaves the frame counts 10 grey levels; ties keep the earlier).
@@ -450,7 +452,8 @@ typedef struct of_info {
                                   0 when it started cold (warm start off, the first pair, or the check refused) */
     /* Appended with robust pick. */
     of_robust last_pick;     /**< robust OF_ROBUST_PICK: the candidate whose flow the last frame kept (LOCAL_NORM,
-                                  NONE or LEVEL_NORM), or OF_ROBUST_PICK after a CUDA frame with device
+                                  NONE or LEVEL_NORM; TV-L1: NONE, LEVEL_NORM or RANGE_MATCH), or
+                                  OF_ROBUST_PICK after a CUDA frame with device
                                   output (the choice stays on the device: nothing waits for it);
                                   otherwise config.robust */
 } of_info;

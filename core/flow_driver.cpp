@@ -375,16 +375,20 @@ int solve_pair_pick(const Frame& f, const of_image& prev, const of_image& next, 
     double best = 0.0;
     int best_top = 0;
     const float min_texture = c->cfg.min_texture;
+    const uint32_t median = c->cfg.median_size;
+    const of_robust* const cand = pick_candidates(c->cfg.algorithm);
     for (int i = 0; i < kPickCount; ++i) {
-        c->cfg.robust = kPickCandidates[i];
-        c->cfg.min_texture = pick_min_texture(kPickCandidates[i], min_texture);
+        c->cfg.robust = cand[i];
+        c->cfg.min_texture = pick_min_texture(cand[i], min_texture);
+        c->cfg.median_size = pick_median(c->cfg.algorithm, cand[i], median);
         const int top = solve_pair(f, prev, next, total);
         c->cfg.min_texture = min_texture;
-        const double r = pick_residual(c, n0, n1, u1, u2) * pick_weight(kPickCandidates[i], c->cfg.algorithm);
+        c->cfg.median_size = median;
+        const double r = pick_residual(c, n0, n1, u1, u2) * pick_weight(cand[i], c->cfg.algorithm);
         if (i == 0 || r < best) {
             best = r;
             best_top = top;
-            c->info.last_pick = kPickCandidates[i];
+            c->info.last_pick = cand[i];
             copy_plane(c, u1, b1);
             copy_plane(c, u2, b2);
             if (conf >= 0) copy_plane(c, f.algo(conf, 0), bc);

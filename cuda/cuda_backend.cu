@@ -845,7 +845,7 @@ of_status push_frame(State* st, const of_image& frame, const of_flow* out, Strea
 } // namespace
 
 of_robust last_pick(const State* st) {
-    return st && st->pick_kept >= 0 ? kPickCandidates[st->pick_kept] : OF_ROBUST_PICK;
+    return st && st->pick_kept >= 0 ? pick_candidates(st->cfg.algorithm)[st->pick_kept] : OF_ROBUST_PICK;
 }
 
 of_status push(State* st, const of_image& frame, const of_flow* out, StreamStep* step, const ErrorSink& err,

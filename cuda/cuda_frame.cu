@@ -506,19 +506,23 @@ of_status solve_pick(State& st, const ErrorSink& err, SolveInfo* info) {
         if (r != OF_OK) return r;
         SolveInfo one = *info;
         const float min_texture = st.cfg.min_texture;
-        st.cfg.robust = kPickCandidates[i];
-        st.cfg.min_texture = pick_min_texture(kPickCandidates[i], min_texture);
+        const uint32_t median = st.cfg.median_size;
+        const of_robust cand = pick_candidates(st.cfg.algorithm)[i];
+        st.cfg.robust = cand;
+        st.cfg.min_texture = pick_min_texture(cand, min_texture);
+        st.cfg.median_size = pick_median(st.cfg.algorithm, cand, median);
         // one.top stays as planned: where the device decides (-1), the rule at min_texture 0
         // decides levels - 1 (k_texture_top) and writes Ctrl::top, which the stop copy below reads.
         r = solve_one(st, err, &one);
         st.cfg.robust = OF_ROBUST_PICK;
         st.cfg.min_texture = min_texture;
+        st.cfg.median_size = median;
         if (r != OF_OK) return r;
         ucur = one.ucur;
         OF_CUDA_TRY(launch_pick_judge(as_const(st.plane<float>(lay.pick_judge[0], d0)),
                                       as_const(st.plane<float>(lay.pick_judge[1], d0)),
                                       as_const(st.plane<float2>(lay.u[ucur], d0)), keep, as_const(conf_plane), keep_conf,
-                                      i, pick_weight(kPickCandidates[i], st.cfg.algorithm), ctrl, s),
+                                      i, pick_weight(cand, st.cfg.algorithm), ctrl, s),
                     "robust pick launch");
         int* stop = reinterpret_cast<int*>(st.arena + lay.pick_stop) + static_cast<std::size_t>(i) * kPickStopInts;
         OF_CUDA_TRY(cudaMemcpyAsync(stop, ctrl->stop, sizeof(int) * kStopSlots, cudaMemcpyDeviceToDevice, s),

@@ -125,7 +125,7 @@ struct Ctrl {
     double warm_part[2 * kWarmBlocks];
     // OF_ROBUST_PICK (robust_pick_cuda.cu; outside the per-solve memset, like the rest from
     // stop on): the judge's partial sums of the candidate just solved, the lowest judge so far,
-    // whether the last candidate was taken, the index (kPickCandidates) kept and its coarsest
+    // whether the last candidate was taken, the index (pick_candidates) kept and its coarsest
     // level (Ctrl::top when it was taken).
     double pick_part[kWarmBlocks];
     double pick_best;

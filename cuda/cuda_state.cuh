@@ -66,7 +66,7 @@ struct State {
     int graph_ucur;            // u plane holding the level-0 flow after the graph
     CpuLevels cpu;             // levels on the CPU path (cpu.from == 0: none)
     int keep_slot;             // stream (push): the upload slot (DevLayout::raw) holding the kept frame
-    int pick_kept;             // OF_ROBUST_PICK: the candidate (kPickCandidates index) the last frame
+    int pick_kept;             // OF_ROBUST_PICK: the candidate (pick_candidates(cfg.algorithm) index) the last frame
                                // kept, -1 when not known to the host (device output: no wait)
     struct HostRange {
         const unsigned char* p;

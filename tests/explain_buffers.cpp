@@ -159,8 +159,7 @@ void check_cuda() {
         if (k.alg == OF_ALGO_TVL1 && k.w == 1920 && k.levels == 0) {
             // The memory figures of one solve (robust local-norm: README, docs/jetson-resources.md);
             // robust pick, the default, adds its frame-sized planes (api/oflow.h OF_ROBUST_PICK).
-            of_config one = c;
-            one.robust = OF_ROBUST_LOCAL_NORM;
+            const of_config one = one_solve(c);
             of_info oi;
             std::memset(&oi, 0, sizeof oi);
             oi.struct_size = sizeof oi;

@@ -1,8 +1,9 @@
 // robust_pick: OF_ROBUST_PICK (core/robust.hpp) through the C ABI, on the CPU path the build
 // chooses (OFLOW_FORCE_BACKEND picks reference or NEON).
 //
-//  - The kept flow is one candidate's, bit for bit: of_info.last_pick names a candidate
-//    (LOCAL_NORM, NONE or LEVEL_NORM) and a context with that robust mode gives the same bits
+//  - The kept flow is one candidate's, bit for bit: of_info.last_pick names one of the
+//    algorithm's candidates (core/robust.hpp pick_candidates: LOCAL_NORM, NONE, LEVEL_NORM; TV-L1
+//    NONE, LEVEL_NORM, RANGE_MATCH) and a context with that robust mode gives the same bits
 //    on the same pair (TV-L1 and LK, the latter with its confidence plane).
 //  - The judge chooses as measured on the matrix (docs/accuracy.md section 13), on matrix cells
 //    at 160x120: with no photometric change (small motion, fine texture) the raw frames' flow
@@ -44,6 +45,7 @@ of_config pick_config(of_algorithm a, of_robust r) {
     c.threads = 2;
     c.robust = r;
     c.min_texture = oflow::pick_min_texture(r, c.min_texture); // a candidate alone as pick solves it
+    c.median_size = oflow::pick_median(a, r, c.median_size);
     c.backend = backend;
     return c;
 }
@@ -60,11 +62,12 @@ Outcome check_cell(of_algorithm a, Motion m, Photometry p, double bound) {
     const Run pick = run(pick_config(a, OF_ROBUST_PICK), c, "robust_pick");
     CHECK_MSG(pick.ok, "%s/%s: pick failed", oflow::synth::motion_name(m), oflow::synth::photometry_name(p));
     if (!pick.ok) return o;
-    const of_robust cands[] = {OF_ROBUST_LOCAL_NORM, OF_ROBUST_NONE, OF_ROBUST_LEVEL_NORM};
+    const of_robust* const cands = oflow::pick_candidates(a);
     bool named = false;
     std::printf("algorithm %d, %s/%s at %dx%d: pick %.4f (kept %s)", static_cast<int>(a), oflow::synth::motion_name(m),
                 oflow::synth::photometry_name(p), kW, kH, epe(pick, c), name(pick.info.last_pick));
-    for (of_robust r : cands) {
+    for (int k = 0; k < oflow::kPickCount; ++k) {
+        const of_robust r = cands[k];
         const Run one = run(pick_config(a, r), c, "robust_pick");
         CHECK(one.ok);
         std::printf(", %s %.4f", name(r), epe(one, c));
@@ -146,8 +149,8 @@ void test_contract() {
         CHECK(of_push_frame(ctx, i % 2 ? &a.img : &b.img, &f) == OF_OK);
         CHECK(of_get_info(ctx, &info) == OF_OK);
         CHECK(info.last_warm == 0);
-        CHECK(info.last_pick == OF_ROBUST_LOCAL_NORM || info.last_pick == OF_ROBUST_NONE ||
-              info.last_pick == OF_ROBUST_LEVEL_NORM);
+        const of_robust* const cands = oflow::pick_candidates(OF_ALGO_TVL1);
+        CHECK(info.last_pick == cands[0] || info.last_pick == cands[1] || info.last_pick == cands[2]);
     }
     of_destroy(ctx);
 }

@@ -160,8 +160,7 @@ void contract() {
     if (info.backend != OF_BACKEND_CUDA) {
         CHECK(info.stream_host_bytes == static_cast<size_t>(w) * h);
         // Warm start needs one solve a pair (not applied under pick): both configs local-norm.
-        of_config cc = cfg;
-        cc.robust = OF_ROBUST_LOCAL_NORM;
+        const of_config cc = one_solve(cfg);
         of_config wc = cc;
         wc.warm_start = 1;
         of_memory cm, wm;
@@ -314,10 +313,9 @@ Run stream_run(const of_config& cfg, Sequence s, int frames) {
 void warm_start() {
     const uint32_t w = 96, h = 72;
     const int frames = 10;
-    of_config cold = tvl1_config(w, h);
+    of_config cold = one_solve(tvl1_config(w, h)); // warm start needs one solve a pair (not applied under pick)
     cold.warps = 1;
     cold.iterations = 10;
-    cold.robust = OF_ROBUST_LOCAL_NORM; // warm start needs one solve a pair (not applied under pick)
     of_config warm = cold;
     warm.warm_start = 1;
     std::printf("  warm start, TV-L1 1 warp x 10 iterations, %ux%u: EPE per pair (cold / warm, w = warm taken)\n", w, h);

@@ -345,6 +345,16 @@ inline of_backend expected_backend(of_backend asked) {
     return OF_BACKEND_AUTO;
 }
 
+/// A config of one solve a pair: robust LOCAL_NORM pinned. The default, OF_ROBUST_PICK, solves a
+/// pair three times, never splits a frame between CPU and GPU, takes no warm start and may keep
+/// a different candidate on two paths where the judge nearly ties; a test of iteration counts,
+/// frame splits, waits, warm start or path parity pins one solve with this. Pick's own tests are
+/// robust_pick, robust_matrix (and tests/gpu: gpu_robust_pick, gpu_matrix_*).
+inline of_config one_solve(of_config c) {
+    c.robust = OF_ROBUST_LOCAL_NORM;
+    return c;
+}
+
 /// Whether OFLOW_FORCE_BACKEND is set (not empty): the config's backend is then not the one used.
 inline bool backend_forced() {
     const char* v = std::getenv("OFLOW_FORCE_BACKEND");

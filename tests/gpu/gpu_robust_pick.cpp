@@ -35,6 +35,7 @@ of_config cuda_config(of_algorithm a, of_precision prec, of_robust r) {
     c.precision = prec;
     c.robust = r;
     c.min_texture = oflow::pick_min_texture(r, c.min_texture); // a candidate alone as pick solves it
+    c.median_size = oflow::pick_median(a, r, c.median_size);
     return c;
 }
 
@@ -49,10 +50,11 @@ of_robust check_cell(of_algorithm a, of_precision prec, Motion m, Photometry p) 
     std::printf("algorithm %d %s, %s/%s: pick %.4f (kept %s, %llu iterations)", static_cast<int>(a), precision_str(prec),
                 oflow::synth::motion_name(m), oflow::synth::photometry_name(p), epe(pick, c), name(pick.info.last_pick),
                 static_cast<unsigned long long>(pick.info.last_iterations));
-    const of_robust cands[] = {OF_ROBUST_LOCAL_NORM, OF_ROBUST_NONE, OF_ROBUST_LEVEL_NORM};
+    const of_robust* const cands = oflow::pick_candidates(a);
     bool named = false;
     uint64_t iterations = 0;
-    for (of_robust r : cands) {
+    for (int k = 0; k < oflow::kPickCount; ++k) {
+        const of_robust r = cands[k];
         const Run one = run(cuda_config(a, prec, r), c, "gpu_robust_pick");
         CHECK(one.ok);
         std::printf(", %s %.4f", name(r), epe(one, c));

@@ -53,14 +53,9 @@ inline bool cuda_ready() {
 
 /// OFLOW_GPU_SMALL=1: the compute-sanitizer step (scripts/gpu_check.sh) asks the tests whose
 /// full size would take minutes under instrumentation for their small variant.
-// Tests of one solve a pair (frame splits, waits, warm start, iteration counts against the
-// reference) pin robust LOCAL_NORM: the default, OF_ROBUST_PICK, solves a pair three times,
-// never splits a frame between CPU and GPU and takes no warm start. Pick's own tests are
-// gpu_robust_pick and gpu_matrix_*.
-inline of_config one_solve(of_config c) {
-    c.robust = OF_ROBUST_LOCAL_NORM;
-    return c;
-}
+// Tests of one solve a pair pin it with oftest::one_solve (tests/test_util.hpp). Pick's own tests
+// are gpu_robust_pick and gpu_matrix_*.
+using oftest::one_solve;
 
 inline bool small_run() {
     const char* e = std::getenv("OFLOW_GPU_SMALL");

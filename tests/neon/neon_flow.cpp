@@ -32,8 +32,7 @@ of_config make_cfg(uint32_t w, uint32_t h, of_backend b, of_precision p, uint32_
     c.epsilon = 0.0f;
     c.warps = 3;
     c.iterations = 40;
-    c.robust = OF_ROBUST_LOCAL_NORM; // one solve: path parity (pick's choice could flip on a near tie)
-    return c;
+    return oftest::one_solve(c); // path parity: pick's choice could flip on a near tie
 }
 
 // The flow (u then v) of one run with a fresh context; empty on failure. *info gets its info.

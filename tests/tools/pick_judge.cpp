@@ -1,14 +1,17 @@
 // pick_judge: OF_ROBUST_PICK's judge, cell by cell (docs/accuracy.md section 13, "On CUDA, and
 // the judge's margin"). For every (motion, photometry) cell of the accuracy matrix
 // (core/synth_matrix.hpp, native sizes, seed 1) and every algorithm asked for, the pair is solved
-// under each pick candidate (kPickCandidates: local-norm, none, level-norm) with the algorithm's
+// under each pick candidate (core/robust.hpp pick_candidates: local-norm, none, level-norm; TV-L1
+// none, level-norm, range-match with median 3) with the algorithm's
 // defaults otherwise, and each flow's EPE and judge are printed: the judge as the library computes
 // it (core/robust.hpp pick_term over both frames normalised as LOCAL_NORM with kRobustFloor, the
 // reference kernels), unweighted, so that a margin (kPickNoneMargin) can be studied on the figures.
 // Not a test: a study tool, built with the suite so it keeps compiling.
 //
 // Usage: pick_judge [--backend reference|cuda] [--precision f32|f16] [--algo tvl1|hs|clg|lk]
-//                   [--min-texture T] [--median 0|3|5] [--only MOTION]
+//                   [--min-texture T] [--median 0|3|5] [--only MOTION] [--extra MODE[:MEDIAN]]
+// --extra adds a fourth column: the pair solved under robust MODE (none, local-norm, range-match,
+// level-norm), with median size MEDIAN if given (a study of a further candidate).
 // Without --min-texture each candidate runs with the texture rule pick gives it
 // (core/robust.hpp pick_min_texture); --min-texture T sets T for all three.
 // One line per (algorithm, cell): ALGO MOTION PHOTOMETRY, then per candidate EPE and judge.
@@ -62,6 +65,8 @@ struct Options {
     float min_texture = -1.0f;
     int median = -1;
     std::string only;
+    int extra = -1;        // --extra: a fourth candidate's of_robust value, -1: none
+    int extra_median = -1; // its median size, -1: as the others
 };
 
 bool parse(int argc, char** argv, Options* o) {
@@ -81,7 +86,18 @@ bool parse(int argc, char** argv, Options* o) {
             o->median = std::atoi(v.c_str());
         else if (a == "--only" && oflow::synth::motion_from_name(v.c_str(), nullptr))
             o->only = v;
-        else
+        else if (a == "--extra") {
+            const std::string mode = v.substr(0, v.find(':'));
+            const char* const modes[] = {"none", "local-norm", "range-match", "level-norm"}; // of_robust order
+            for (int k = 0; k < 4; ++k)
+                if (mode == modes[k]) o->extra = k;
+            if (o->extra < 0) return false;
+            if (v.find(':') != std::string::npos) {
+                const std::string med = v.substr(v.find(':') + 1);
+                if (med != "0" && med != "3" && med != "5") return false;
+                o->extra_median = std::atoi(med.c_str());
+            }
+        } else
             return false;
     }
     return true;
@@ -110,13 +126,14 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, &o)) {
         std::fprintf(stderr, "usage: pick_judge [--backend reference|cuda] [--precision f32|f16] [--algo tvl1|hs|clg|lk]\n"
-                             "                  [--min-texture T] [--median 0|3|5] [--only MOTION]\n");
+                             "                  [--min-texture T] [--median 0|3|5] [--only MOTION] [--extra MODE[:MEDIAN]]\n");
         return 2;
     }
     const of_algorithm algos[] = {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK};
     const char* const names[] = {"tvl1", "hs", "clg", "lk"};
     std::printf("# algo motion photometry, then per candidate (");
-    for (int c = 0; c < oflow::kPickCount; ++c) std::printf("%s%s", c ? ", " : "", oflow::robust_mode_name(oflow::kPickCandidates[c]));
+    std::printf("pick_candidates(algorithm)");
+    if (o.extra >= 0) std::printf(", extra %d median %d", o.extra, o.extra_median);
     std::printf("): EPE judge\n");
     for (int m = 0; m < static_cast<int>(Motion::Count); ++m) {
         if (!o.only.empty() && o.only != oflow::synth::motion_name(static_cast<Motion>(m))) continue;
@@ -136,16 +153,22 @@ int main(int argc, char** argv) {
                 normalise(n1, w, h, c.robust_sigma);
                 std::printf("%s %s %s", names[a], oflow::synth::motion_name(static_cast<Motion>(m)),
                             oflow::synth::photometry_name(static_cast<Photometry>(p)));
-                for (int k = 0; k < oflow::kPickCount; ++k) {
+                const int count = oflow::kPickCount + (o.extra >= 0 ? 1 : 0);
+                for (int k = 0; k < count; ++k) {
+                    const bool extra = k == oflow::kPickCount;
                     c.max_width = static_cast<uint32_t>(w);
                     c.max_height = static_cast<uint32_t>(h);
                     c.threads = 2;
                     c.format = OF_PIXEL_F32;
                     c.backend = o.backend;
                     c.precision = o.precision;
-                    c.robust = oflow::kPickCandidates[k];
-                    c.min_texture = o.min_texture >= 0.0f ? o.min_texture : oflow::pick_min_texture(c.robust, c.min_texture);
+                    c.robust = extra ? static_cast<of_robust>(o.extra) : oflow::pick_candidates(algos[a])[k];
+                    of_config d;
+                    of_config_init(&d, algos[a]);
+                    c.min_texture = o.min_texture >= 0.0f ? o.min_texture : oflow::pick_min_texture(c.robust, d.min_texture);
+                    c.median_size = oflow::pick_median(algos[a], c.robust, d.median_size);
                     if (o.median >= 0) c.median_size = static_cast<uint32_t>(o.median);
+                    if (extra && o.extra_median >= 0) c.median_size = static_cast<uint32_t>(o.extra_median);
                     std::vector<float> u(n), v(n);
                     if (!solve(c, i0, i1, w, h, &u, &v)) return 1;
                     double e = 0.0;
