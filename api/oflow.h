@@ -174,20 +174,26 @@ typedef enum of_robust {
     OF_ROBUST_LEVEL_NORM = 3,  /**< the pyramid is built from the range-matched frames, then every level is
                                    normalised at its own scale as LOCAL_NORM (robust_sigma in that level's
                                    pixels): gain/offset invariant, and every level keeps its signal */
-    OF_ROBUST_PICK = 4,        /**< the default: the pair solved three times, LOCAL_NORM, NONE and LEVEL_NORM
-                                   (this one with the texture rule off: min_texture 0); for TV-L1 NONE,
-                                   LEVEL_NORM and RANGE_MATCH (this one with median_size at most 3),
-                                   and the flow kept
+    OF_ROBUST_PICK = 4,        /**< the default: the pair solved under each candidate and the flow kept
                                    whose warp best matches the two frames normalised as LOCAL_NORM (mean
                                    |N0(x) - N1(x + u)|, NONE's divided by 1.05 for HS and CLG; a pixel whose
                                    x + u leaves the frame counts 10 grey levels; ties keep the earlier).
-                                   of_info.last_pick names the kept one. Three solves: about 3x the time, and
-                                   time_budget_ms is split between them; warm_start is not applied. Memory:
-                                   CPU paths 4 more frame-sized host planes (5 for LK); CUDA 4 more
-                                   frame-sized F32 device planes and a float2 flow plane (and an F32
-                                   plane for LK), all three solves and the choice
-                                   in one graph without a host wait, and no frame split between CPU and
-                                   GPU */
+                                   Candidates: HS, CLG, LK three, LOCAL_NORM, NONE and LEVEL_NORM; TV-L1
+                                   four, NONE, LEVEL_NORM, RANGE_MATCH and SHADE_NORM (the last two with
+                                   median_size at most 3). LEVEL_NORM runs with the texture rule off
+                                   (min_texture 0). of_info.last_pick names the kept one. Three (four)
+                                   solves: about 3x (4x) the time, and time_budget_ms is split between
+                                   them; warm_start is not applied. Memory: CPU paths 4 more frame-sized
+                                   host planes (5 for LK); CUDA 4 more frame-sized F32 device planes and a
+                                   float2 flow plane (and an F32 plane for LK), all the solves and the
+                                   choice in one graph without a host wait, and no frame split between
+                                   CPU and GPU */
+    /* Appended with the shading work (docs/accuracy.md section 13). */
+    OF_ROBUST_SHADE_NORM = 5,  /**< each frame divided by its local mean over a wide window (three box
+                                   passes, variance (0.2 x the frame's shorter side)^2), then the exposure
+                                   match as RANGE_MATCH: a vignette or lighting that differs smoothly
+                                   between the frames divides out, and texture at every finer scale
+                                   keeps its contrast */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 

@@ -101,9 +101,10 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: presmooth_sigma %g not in [0, 8]",
                         static_cast<double>(cfg->presmooth_sigma));
     const int32_t robust = raw_enum(cfg->robust);
-    if (robust < OF_ROBUST_NONE || robust > OF_ROBUST_PICK)
+    if (robust < OF_ROBUST_NONE || robust > OF_ROBUST_SHADE_NORM)
         return err.fail(OF_ERR_INVALID_ARGUMENT,
-                        "config: unknown robust mode %d (0 none, 1 local-norm, 2 range-match, 3 level-norm, 4 pick)", robust);
+                        "config: unknown robust mode %d (0 none, 1 local-norm, 2 range-match, 3 level-norm, 4 pick, "
+                        "5 shade-norm)", robust);
     if (!(cfg->robust_sigma >= 0.5f && cfg->robust_sigma <= 10.0f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: robust_sigma %g not in [0.5, 10]",
                         static_cast<double>(cfg->robust_sigma));

@@ -4,6 +4,7 @@
 #include "core/algorithm.hpp"
 #include "core/flow_format.hpp"
 #include "core/level_trace.hpp"
+#include "core/ref/kernels_ref.hpp"
 #include "core/robust.hpp"
 #include "core/stream.hpp"
 
@@ -84,6 +85,22 @@ void convert_level0(const Frame& f, const of_image& img, HostBuf pyr) {
     for_rows(f.c, l0.h, [&](int y0, int y1, int) { f.c->kt.convert(img, l0, y0, y1); });
 }
 
+// OF_ROBUST_SHADE_NORM (core/robust.hpp): level 0 of a pyramid, the converted frame, divided by its
+// local mean (three box passes of radius shade_radius(), rows then columns), before the exposure
+// match. The algorithm's scratch work planes 0 and 1 are free while the pyramids are built.
+void shade_level0(const Frame& f, HostBuf pyr) {
+    of_context* c = f.c;
+    const Plane img = f.level(pyr, 0), tmp = f.algo(0, 0), mean = f.algo(1, 0);
+    const int r = shade_radius(img.w, img.h);
+    Plane src = img;
+    for (int pass = 0; pass < 3; ++pass) {
+        for_rows(c, img.h, [&](int y0, int y1, int) { shade_box_rows_ref(src, tmp, r, y0, y1); });
+        for_rows(c, img.w, [&](int x0, int x1, int) { shade_box_cols_ref(tmp, mean, r, x0, x1); });
+        src = mean;
+    }
+    for_rows(c, img.h, [&](int y0, int y1, int) { shade_divide_ref(img, mean, y0, y1); });
+}
+
 // Exposure range matching (core/robust.hpp) of the two converted frames: per-band histograms in
 // kBufExposureHist, summed in band order (integers: the result does not depend on the banding),
 // then each frame mapped as range_map() says (clamped to the range chosen; with
@@ -148,6 +165,10 @@ void normalize_pyramids(const Frame& f, const ExposureMatch& m) {
 ExposureMatch build_pyramids(const Frame& f, const of_image& prev, const of_image& next) {
     convert_level0(f, prev, kBufPyr0);
     convert_level0(f, next, kBufPyr1);
+    if (f.c->cfg.robust == OF_ROBUST_SHADE_NORM) {
+        shade_level0(f, kBufPyr0);
+        shade_level0(f, kBufPyr1);
+    }
     const ExposureMatch m = robust_matches_exposure(f.c->cfg.robust) ? match_exposure(f) : no_exposure_match();
     finish_pyramid(f, kBufPyr0);
     finish_pyramid(f, kBufPyr1);
@@ -377,7 +398,8 @@ int solve_pair_pick(const Frame& f, const of_image& prev, const of_image& next, 
     const float min_texture = c->cfg.min_texture;
     const uint32_t median = c->cfg.median_size;
     const of_robust* const cand = pick_candidates(c->cfg.algorithm);
-    for (int i = 0; i < kPickCount; ++i) {
+    const int count = pick_count(c->cfg.algorithm);
+    for (int i = 0; i < count; ++i) {
         c->cfg.robust = cand[i];
         c->cfg.min_texture = pick_min_texture(cand[i], min_texture);
         c->cfg.median_size = pick_median(c->cfg.algorithm, cand[i], median);

@@ -316,7 +316,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     if (cfg.time_budget_ms > 0.0f) {
         platform::BudgetPlan b;
         // Robust pick solves the pair robust_passes() times: each solve gets its share.
-        const double passes = static_cast<double>(robust_passes(cfg.robust));
+        const double passes = static_cast<double>(robust_passes(cfg.robust, cfg.algorithm));
         s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms) / passes, areas, run,
                                           levels, cfg.warps, alg->max_warps, OF_BUDGET_ITERATIONS_PER_WARP, depth,
                                           kMaxIterations, &b, err, cfg.iteration_growth);
@@ -327,7 +327,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     } else if (o.row) {
         o.predicted_ms = platform::frame_ms(*o.row, areas, run, levels, cfg.warps, depth, cfg.iterations,
                                             cfg.iteration_growth) *
-                         static_cast<double>(robust_passes(cfg.robust));
+                         static_cast<double>(robust_passes(cfg.robust, cfg.algorithm));
     }
     o.iterations = o.cfg.iterations;
 

@@ -222,8 +222,8 @@ of_config base_config(const Path& p, const Options& o, int w, int h) {
     c.iterations = o.full ? 100 : 50;
     c.epsilon = 0.01f;
     // One solve a pair: the checks compare a path with the reference and the kernels' results
-    // with their bounds. The default, OF_ROBUST_PICK, chooses among three solves by a judge whose
-    // choice may differ between paths where two candidates score alike, which would read as a
+    // with their bounds. The default, OF_ROBUST_PICK, chooses among three (TV-L1: four) solves by a
+    // judge whose choice may differ between paths where two candidates score alike, which would read as a
     // parity failure. Pick's own checks are the suite's (tests/robust_pick, tests/robust_matrix,
     // tests/gpu/gpu_robust_pick).
     c.robust = OF_ROBUST_LOCAL_NORM;

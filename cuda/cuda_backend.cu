@@ -595,7 +595,7 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         scheduled += static_cast<uint64_t>(st->cfg.warps) * level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv);
     const bool pick = st->cfg.robust == OF_ROBUST_PICK;
     st->pick_kept = -1; // known after the wait below
-    *iterations = pick ? scheduled * static_cast<uint64_t>(kPickCount) : scheduled;
+    *iterations = pick ? scheduled * static_cast<uint64_t>(pick_count(st->cfg.algorithm)) : scheduled;
 
     // 5. Output. Compact formats (of_flow.format F16, S10.5) are converted on the device
     // (launch_write_flow16, core/flow_format.hpp): host output downloads 2 bytes per component,
@@ -715,7 +715,7 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_ctrl + sizeof(int) * kStageTop, &st->ctrl()->top, sizeof(int),
                                     cudaMemcpyDeviceToHost, s),
                     "coarsest level download");
-    const std::size_t pick_ints = static_cast<std::size_t>(kPickCount) * kPickStopInts;
+    const std::size_t pick_ints = static_cast<std::size_t>(pick_count(st->cfg.algorithm)) * kPickStopInts;
     const int* pick_stop = reinterpret_cast<const int*>(st->pinned + l.stage_pick);
     if (pick) {
         OF_CUDA_TRY(cudaMemcpyAsync(st->pinned + l.stage_pick, st->arena + l.pick_stop, sizeof(int) * pick_ints,
@@ -754,12 +754,12 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     };
     uint64_t ran = 0;
     if (pick) {
-        for (int c = 0; c < kPickCount; ++c) {
+        for (int c = 0; c < pick_count(st->cfg.algorithm); ++c) {
             const int* slots = pick_stop + static_cast<std::size_t>(c) * kPickStopInts;
             ran += ran_of(slots, info.top < 0 ? slots[kStopSlots] : info.top);
         }
         const int kept = pick_stop[pick_ints];
-        st->pick_kept = kept >= 0 && kept < kPickCount ? kept : -1;
+        st->pick_kept = kept >= 0 && kept < pick_count(st->cfg.algorithm) ? kept : -1;
     } else {
         ran = ran_of(stop, *coarsest);
     }

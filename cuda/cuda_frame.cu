@@ -181,6 +181,19 @@ of_status match_exposure(State& st, const LevelDims& d0, const ErrorSink& err) {
     return OF_OK;
 }
 
+// OF_ROBUST_SHADE_NORM (core/robust.hpp, core/flow_driver.cpp shade_level0): both converted frames
+// divided by their local mean, before the exposure match. Scratch: robust_scratch(0) and (1),
+// free until the first level's warp.
+of_status shade(State& st, const LevelDims& d0, const ErrorSink& err) {
+    if (st.cfg.robust != OF_ROBUST_SHADE_NORM) return OF_OK;
+    const int r = shade_radius(d0.w, d0.h);
+    for (int f = 0; f < 2; ++f)
+        OF_CUDA_TRY(launch_shade_norm(convert_target(st, f, d0), st.robust_scratch(0, d0), st.robust_scratch(1, d0), r,
+                                      st.stream),
+                    "shade-norm launch");
+    return OF_OK;
+}
+
 // Local contrast normalisation (core/robust.hpp, core/flow_driver.cpp normalize_level) of img
 // (level dims d), in place: mean = G*I, var = G*(I - mean)^2,
 // I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2)
@@ -390,10 +403,11 @@ of_status solve_one(State& st, const ErrorSink& err, SolveInfo* info) {
     const LevelDims* dims = info->dims;
     const int levels = info->levels;
 
-    // The exposure match of the pair (both frames converted), then both normalisations and
-    // presmooths: they read the converted frames from scratch(0) and scratch(1) (or level 0
-    // without a presmooth), which the level blurs then reuse.
-    of_status r = match_exposure(st, dims[0], err);
+    // Shade-norm's division (SHADE_NORM), the exposure match of the pair (both frames
+    // converted), then both normalisations and presmooths: they read the converted frames from
+    // scratch(0) and scratch(1) (or level 0 without a presmooth), which the level blurs then reuse.
+    of_status r = shade(st, dims[0], err);
+    if (r == OF_OK) r = match_exposure(st, dims[0], err);
     if (r == OF_OK) r = normalize(st, 0, dims[0], err);
     if (r == OF_OK) r = normalize(st, 1, dims[0], err);
     if (r == OF_OK) r = presmooth(st, 0, dims[0], err);
@@ -501,7 +515,7 @@ of_status solve_pick(State& st, const ErrorSink& err, SolveInfo* info) {
     const DPlane<float> keep_conf = conf ? st.plane<float>(lay.pick_conf, d0) : DPlane<float>{nullptr, d0.w, d0.h, 0};
     const DPlane<float2> keep = st.plane<float2>(lay.pick_u, d0);
     int ucur = 0;
-    for (int i = 0; i < kPickCount; ++i) {
+    for (int i = 0; i < pick_count(st.cfg.algorithm); ++i) {
         for (int f = 0; f < 2 && i > 0 && r == OF_OK; ++f) r = copy_plane(st, lay.pick_frame[f], target[f], d0, 4, err);
         if (r != OF_OK) return r;
         SolveInfo one = *info;
@@ -587,7 +601,7 @@ of_status capture_solver(State& st, const ErrorSink& err) {
     of_status r = plan_frame(st, static_cast<int>(st.cfg.max_width), static_cast<int>(st.cfg.max_height), err, &info);
     if (r != OF_OK) return r;
     // A schedule too long to capture (kGraphMaxLaunches): no graph, frames enqueue.
-    if (static_cast<long long>(st.cfg.warps) * info.launches * robust_passes(st.cfg.robust) > kGraphMaxLaunches)
+    if (static_cast<long long>(st.cfg.warps) * info.launches * robust_passes(st.cfg.robust, st.cfg.algorithm) > kGraphMaxLaunches)
         return OF_OK;
     // Capture on a private stream: the context's stream may be the caller's, with other work.
     cudaStream_t cap = nullptr;

@@ -190,6 +190,11 @@ cudaError_t launch_exposure_match(const unsigned int* hist, unsigned long long n
 cudaError_t launch_map_range(DPlane<float> f0, DPlane<float> f1, const ExposureMatch* m, of_robust robust,
                              cudaStream_t s);
 
+/// OF_ROBUST_SHADE_NORM (shade_norm_cuda.cu): img divided by its local mean in place, three box
+/// passes of radius r (rows then columns; tmp and mean: img's size, scratch), the reference's
+/// (core/ref/shade_norm_ref.cpp) to double rounding: each thread starts its sum per 64 outputs.
+cudaError_t launch_shade_norm(DPlane<float> img, DPlane<float> tmp, DPlane<float> mean, int r, cudaStream_t s);
+
 /// OF_ROBUST_PICK's judge of one candidate (robust_pick_cuda.cu): the mean over the pixels of
 /// |n0(x) - n1(x + u)| (core/flow_driver.cpp pick_residual) times weight (pick_weight), the choice into ctrl (pick_best,
 /// pick_kept, pick_top = top, pick_take; candidate 0 always taken, a later one when strictly

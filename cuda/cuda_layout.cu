@@ -385,7 +385,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;
     l->partials = c.take(partial_bytes);
     l->red_partials = c.take(sor && t.variant == OF_VARIANT_GLOBAL ? partial_bytes : 0);
-    const std::size_t pick_stop = pick ? static_cast<std::size_t>(kPickCount) * kPickStopInts * sizeof(int) : 0;
+    const std::size_t pick_stop = pick ? static_cast<std::size_t>(pick_count(cfg.algorithm)) * kPickStopInts * sizeof(int) : 0;
     for (int f = 0; f < 2; ++f) l->pick_frame[f] = c.take(pick ? f32 : 0);
     for (int f = 0; f < 2; ++f) l->pick_judge[f] = c.take(pick ? f32 : 0);
     l->pick_u = c.take(pick ? f2 : 0);

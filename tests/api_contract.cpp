@@ -4,6 +4,8 @@
 // and the per-thread of_last_error(NULL).
 #include "test_util.hpp"
 
+#include "core/robust.hpp"
+
 #include <cfloat>
 #include <cstdlib>
 #include <limits>
@@ -526,13 +528,14 @@ void test_float_edges() {
         if (c.time_budget_ms == 0.0f)
             CHECK_MSG(info.iterations == c.iterations && info.warps == c.warps, "%s: budget applied", e.what);
         if (c.epsilon == FLT_MAX && info.backend != OF_BACKEND_CUDA && s == OF_OK) {
-            // One iteration per warp and level solved, of each solve (robust pick: three, with
-            // their own coarsest levels: between 3 x (last_coarsest + 1) and 3 x all levels).
+            // One iteration per warp and level solved, of each solve (robust pick: n, TV-L1 4 and
+            // the others 3, with their own coarsest levels: between n and n x all levels per warp).
             const uint64_t levels = static_cast<uint64_t>(info.last_coarsest) + 1;
+            const unsigned n = static_cast<unsigned>(oflow::robust_passes(c.robust, c.algorithm));
             if (c.robust == OF_ROBUST_PICK)
-                CHECK_MSG(info.last_iterations >= 3u * c.warps && info.last_iterations <= 3u * info.last_levels * c.warps,
-                          "epsilon FLT_MAX: %llu iterations for three solves of %u levels",
-                          static_cast<unsigned long long>(info.last_iterations), info.last_levels);
+                CHECK_MSG(info.last_iterations >= n * c.warps && info.last_iterations <= n * info.last_levels * c.warps,
+                          "epsilon FLT_MAX: %llu iterations for %u solves of %u levels",
+                          static_cast<unsigned long long>(info.last_iterations), n, info.last_levels);
             else
                 CHECK_MSG(info.last_iterations == levels * c.warps, "epsilon FLT_MAX: %llu iterations, want %llu",
                           static_cast<unsigned long long>(info.last_iterations),
@@ -1287,7 +1290,7 @@ void test_info() {
     CHECK(info.last_levels >= 1 && info.last_levels <= info.levels);
     CHECK(info.last_iterations >= 1);
     CHECK(info.last_iterations <= static_cast<uint64_t>(c.iterations) * c.warps * info.last_levels *
-                                      (c.robust == OF_ROBUST_PICK ? 3u : 1u)); // pick: three solves
+                                      static_cast<uint64_t>(oflow::robust_passes(c.robust, c.algorithm))); // pick: every solve
     // A failed call leaves the info of the last frame alone.
     of_image bad = fp.prev.img;
     bad.width = 0;

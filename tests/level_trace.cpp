@@ -10,8 +10,8 @@
 // 2. The same pair under local-norm (the default until robust pick): the texture rule stops the
 //    pyramid where the normalised image is flat (coarsest solved level <= 2, of_info.last_coarsest
 //    says so), and the flow is right (EPE < 0.1, no pixel beyond the true largest displacement +
-//    2 px). With the library's defaults (robust pick: three solves, the trace sees three
-//    pyramids) the flow is as right, and the kept candidate is not robust none's runaway.
+//    2 px). With the library's defaults (robust pick: three or four solves, the trace sees every
+//    solve's pyramids) the flow is as right, and the kept candidate is not robust none's runaway.
 // 3. The sanity bound: a brightness ramp whose offset no motion can explain pushes the coarse
 //    flow out of the frame; every level above 0 comes back with x + u inside the frame plus
 //    flow_margin(), level 0 (the output) inside the frame plus output_margin(), and the bound
@@ -167,7 +167,7 @@ void test_defaults_hold() {
     CHECK_MSG(r.max_flow <= r.max_gt + 2.0, "max |flow| %.2f > true %.2f + 2", r.max_flow, r.max_gt);
 
     const Run d = run(base_cfg(p.w, p.h), p);
-    print("library defaults (robust pick: three pyramids traced)", d);
+    print("library defaults (robust pick: every candidate's pyramids traced)", d);
     std::printf("  kept: %s\n", oflow::robust_mode_name(d.pick));
     CHECK(d.ok);
     CHECK_MSG(d.pick != OF_ROBUST_NONE && d.pick != OF_ROBUST_PICK, "pick kept %s (the raw frames' runaway)",

@@ -240,7 +240,7 @@ int main() {
         run_config(OF_PIXEL_U8, 1, OF_BACKEND_REFERENCE, OF_ALGO_LK);
         run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_LK);
     }
-    // Robust pick, the default: three solves per pair, the best flow (and LK's confidence plane)
+    // Robust pick, the default: three solves per pair (TV-L1 four), the best flow (and LK's confidence plane)
     // kept in its own planes, for every algorithm (the grid above runs one solve, local-norm, to
     // keep its many configs cheap; the CUDA path's contract is tests/gpu/gpu_memory.cpp's).
     if (expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA) {

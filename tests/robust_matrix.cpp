@@ -17,7 +17,7 @@
 //
 // Usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|sanitize|qemu] [--bounds FILE]
 //                      [--opencv FILE] [--backend auto|reference|neon|cuda] [--precision f32|f16]
-//                      [--robust none|local-norm|range-match|level-norm|pick] [--sigma S] [--only MOTION]
+//                      [--robust none|local-norm|range-match|level-norm|pick|shade-norm] [--sigma S] [--only MOTION]
 //                      [--min-texture F] [--presmooth F] [--median N] [--study]
 //   --cells   all: the 28 cells; small: the motions up to 512x512; large: rotation-720p and
 //             camera-1080p; sanitize: translation and stereo, none and gain-noise (the ASan
@@ -62,7 +62,7 @@ const double kOpenCvRatio = 1.15, kNoneRatio = 1.15;
 // translation reads as 2.6x (the CUDA path's robust none reaches 0.011 there; docs/accuracy.md
 // section 13).
 const double kNoneAbsolute = 0.02;
-const char* const kRobustNames[] = {"none", "local-norm", "range-match", "level-norm", "pick"}; // of_robust order
+const char* const kRobustNames[] = {"none", "local-norm", "range-match", "level-norm", "pick", "shade-norm"}; // of_robust order
 
 using Key = std::pair<std::string, std::string>; // (motion, photometry)
 
@@ -180,7 +180,7 @@ bool parse(int argc, char** argv, Options* o) {
         } else if (a == "--precision") {
             o->precision = v == "f16" ? OF_PRECISION_F16 : OF_PRECISION_F32;
         } else if (a == "--robust") {
-            for (int r = 0; r < 5; ++r)
+            for (int r = 0; r < 6; ++r)
                 if (v == kRobustNames[r]) o->robust = r;
             if (o->robust < 0) return false;
         } else if (a == "--min-texture") {

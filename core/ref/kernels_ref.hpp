@@ -24,6 +24,13 @@ double texture_energy_ref(Plane src, int y0, int y1);
 void exposure_hist_ref(Plane src, unsigned* bins, int y0, int y1);
 void map_range_ref(Plane p, const RangeMap& t, int y0, int y1);
 void median_flow_ref(Plane src, Plane dst, int size, int y0, int y1);
+// OF_ROBUST_SHADE_NORM (core/ref/shade_norm_ref.cpp, every CPU path): a box pass of radius r along
+// rows y0..y1 or columns x0..x1 (clamped ends, dst != src), and img = kShadeMid img / (max(mean, 0)
+// + kShadeFloor): the divisor is at least kShadeFloor, so |img| grows at most 32x (F32 frames of
+// negative values included; kMaxF32Pixel bounds the input).
+void shade_box_rows_ref(Plane src, Plane dst, int r, int y0, int y1);
+void shade_box_cols_ref(Plane src, Plane dst, int r, int x0, int x1);
+void shade_divide_ref(Plane img, Plane mean, int y0, int y1);
 
 /// The largest F32 pixel magnitude the solvers take: far above the 0..255 scale (and above a
 /// 16-bit range given as floats), far below where squares of differences and their Gaussian

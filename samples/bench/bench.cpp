@@ -27,8 +27,8 @@
 //                    filter at 1920x1080 in one run: ms/frame and EPE of each option set, as ratios to the
 //                    same variant without them and to GLOBAL F32 without them)
 //  The e2e rows (b) run with robust none and median 0 (the kernels' own regression check);
-//  --exposure times what the defaults add, and the robust modes range-match and level-norm (with
-//  the median) beside them.
+//  --exposure times what the defaults add, and the robust modes range-match, level-norm and
+//  shade-norm (with the median) beside them.
 #include "oflow.h"
 #include "samples/bench/bench_cpu.hpp"
 #include "samples/bench/bench_hs.hpp"
@@ -480,6 +480,7 @@ int run_exposure() {
                         {"local-norm+median", OF_ROBUST_LOCAL_NORM, 5},
                         {"range-match+median", OF_ROBUST_RANGE_MATCH, 5},
                         {"level-norm+median", OF_ROBUST_LEVEL_NORM, 5},
+                        {"shade-norm+median", OF_ROBUST_SHADE_NORM, 5},
                         {"pick+median (dflt)", OF_ROBUST_PICK, 5}};
     for (const Schedule& sc : scheds) {
         of_config c;

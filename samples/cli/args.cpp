@@ -177,8 +177,9 @@ const char* usage_text() {
            "  --epsilon F         stopping threshold per warp (0 = never stop early)\n"
            "  --presmooth F       Gaussian sigma on both frames before the pyramid (0 = off)\n"
            "  --robust R          illumination-robust preprocessing: none | local-norm |\n"
-           "                      range-match | level-norm | pick (the best of\n"
-           "                      local-norm, none and level-norm: 3 solves; no\n"
+           "                      range-match | level-norm | shade-norm | pick (the\n"
+           "                      best of local-norm, none and level-norm; TV-L1: of\n"
+           "                      none, level-norm, range-match and shade-norm; no\n"
            "                      warm start) (default pick)\n"
            "  --robust-sigma F    local-norm / level-norm window, Gaussian sigma in px\n"
            "                      (level-norm: in each level's px), 0.5..10\n"
@@ -296,8 +297,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             o->texture = value;
             o->texture_given = true;
         } else if (arg == "--robust") {
-            if (!one_of(value, {"none", "local-norm", "range-match", "level-norm", "pick"}))
-                return bad("none, local-norm, range-match, level-norm or pick");
+            if (!one_of(value, {"none", "local-norm", "range-match", "level-norm", "pick", "shade-norm"}))
+                return bad("none, local-norm, range-match, level-norm, pick or shade-norm");
             o->robust = value;
         } else if (arg == "--warm-start") {
             if (!one_of(value, {"on", "off"})) return bad("on or off");

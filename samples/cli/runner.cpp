@@ -120,7 +120,7 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.window) cfg.lk.window = *o.window;
     if (o.presmooth) cfg.presmooth_sigma = *o.presmooth;
     if (o.robust)
-        for (int r = OF_ROBUST_NONE; r <= OF_ROBUST_PICK; ++r)
+        for (int r = OF_ROBUST_NONE; r <= oflow::kRobustLast; ++r)
             if (*o.robust == robust_name(static_cast<of_robust>(r))) cfg.robust = static_cast<of_robust>(r);
     if (o.robust_sigma) cfg.robust_sigma = *o.robust_sigma;
     if (o.median) cfg.median_size = *o.median;

@@ -30,6 +30,9 @@
 //  - the multi-level schedule (iteration_growth 1.5): every variant and precision runs the
 //    reference's per-level counts (last_iterations equal), F32 within 1e-3 px, F16 the EPE
 //    bound; a split frame (growth 1) too;
+//  - every single robust mode (none, local-norm, range-match, level-norm, shade-norm) on the
+//    matrix's occluding layers under differing vignettes and on a smooth field: F32 within 1e-3 px
+//    of the reference with its iteration count, F16 the EPE bound;
 // With OFLOW_GPU_SMALL=1 (scripts/gpu_check.sh's compute-sanitizer step) the schedule is one warp
 // of 13 iterations, the parity table runs its two odd-size cases only and the long schedules are
 // skipped. `gpu_parity NAME...` runs only the named sub-tests (parity, shapes, bounds, ...).
@@ -37,7 +40,9 @@
 #include "gpu_util.hpp"
 
 #include "cuda/cuda_layout.hpp"
+#include "core/robust.hpp"
 #include "core/schedule.hpp"
+#include "core/synth_matrix.hpp"
 
 #include <cfloat>
 #include <chrono>
@@ -160,6 +165,66 @@ void test_parity() {
                     // it meets the reference-parity bound, not bit equality with IEEE GLOBAL.
                     const double tol = v == OF_VARIANT_MULTI_ITER ? 1e-3 : 1e-5;
                     CHECK_MSG(dv <= tol, "%s: differs from GLOBAL %s by %.3g px (> %.0e)", what, precision_str(pr), dv, tol);
+                }
+            }
+        }
+    }
+}
+
+// Every single robust mode against the reference, one solve each (GLOBAL F32: max |d| <= 1e-3 and
+// the same iteration count; F16: EPE <= 1.03 x F32's + 0.01), on the matrix's occluding layers
+// under shading (the vignettes differ between the frames: core/synth_matrix.hpp), 320x240, and on a
+// 97x61 smooth field. Shade-norm's box passes and division, range-match's map and both
+// normalisations run on the device there.
+void test_robust_modes() {
+    std::printf("\nrobust modes vs reference: levels auto, warps 5, iterations 50, epsilon 0, GLOBAL\n");
+    Pair cells[2];
+    {
+        Pair& p = cells[0];
+        int w = 0, h = 0;
+        oflow::synth::motion_size(oflow::synth::Motion::Occlusion, &w, &h);
+        p.w = static_cast<uint32_t>(w);
+        p.h = static_cast<uint32_t>(h);
+        const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+        p.i0.resize(n);
+        p.i1.resize(n);
+        p.gu.resize(n);
+        p.gv.resize(n);
+        oflow::synth::generate_cell(oflow::synth::Motion::Occlusion, oflow::synth::Photometry::Shading, w, h, 1u,
+                                    p.i0.data(), p.i1.data(), p.gu.data(), p.gv.data(), w);
+    }
+    cells[1] = synth_pair(Case::SmoothField, 97, 61, 1);
+    const of_robust modes[] = {OF_ROBUST_NONE, OF_ROBUST_LOCAL_NORM, OF_ROBUST_RANGE_MATCH, OF_ROBUST_LEVEL_NORM,
+                               OF_ROBUST_SHADE_NORM};
+    for (int ci = small_run() ? 1 : 0; ci < 2; ++ci) {
+        const Pair& p = cells[ci];
+        const FramePair fp = frames_of(p, OF_PIXEL_F32);
+        for (of_robust r : modes) {
+            of_config c = schedule(p.w, p.h);
+            c.robust = r;
+            char what[96];
+            std::snprintf(what, sizeof what, "%ux%u robust %s", p.w, p.h, oflow::robust_mode_name(r));
+            FlowBuf fr;
+            of_info iref;
+            if (!reference_flow(c, fp, fr, &iref, what)) continue;
+            const std::vector<float> vr = fr.extract();
+            double e32 = -1.0;
+            for (of_precision pr : kPrecisions) {
+                FlowBuf f;
+                of_info info;
+                if (!flow_of(cuda_cfg(c, OF_VARIANT_GLOBAL, pr), fp, f, &info, what)) continue;
+                const double e = epe(f, p);
+                if (pr == OF_PRECISION_F32) {
+                    e32 = e;
+                    const double d = max_diff(f.extract(), vr);
+                    std::printf("  %-28s F32 EPE %.4f (reference %.4f), max|d| %.3g\n", what, e, epe(fr, p), d);
+                    CHECK_MSG(d <= 1e-3, "%s: max |flow - reference| = %.3g px > 1e-3", what, d);
+                    CHECK_MSG(info.last_iterations == iref.last_iterations, "%s: %llu iterations, the reference %llu", what,
+                              static_cast<unsigned long long>(info.last_iterations),
+                              static_cast<unsigned long long>(iref.last_iterations));
+                } else {
+                    std::printf("  %-28s F16 EPE %.4f\n", what, e);
+                    CHECK_MSG(e <= 1.03 * e32 + 0.01, "%s: F16 EPE %.4f > 1.03 x F32 %.4f + 0.01", what, e, e32);
                 }
             }
         }
@@ -839,7 +904,7 @@ int main(int argc, char** argv) {
                            {"memory_kinds", test_memory_kinds}, {"epsilon", test_epsilon},
                            {"long_schedule", test_long_schedule}, {"nonfinite", test_nonfinite},
                            {"sizes", test_sizes},       {"split", test_split},     {"growth", test_growth},
-                           {"validity", test_validity}};
+                           {"validity", test_validity}, {"robust_modes", test_robust_modes}};
     for (int i = 1; i < argc; ++i) {
         bool known = false;
         for (const Named& t : tests) known = known || std::strcmp(argv[i], t.name) == 0;

@@ -53,7 +53,7 @@ of_robust check_cell(of_algorithm a, of_precision prec, Motion m, Photometry p) 
     const of_robust* const cands = oflow::pick_candidates(a);
     bool named = false;
     uint64_t iterations = 0;
-    for (int k = 0; k < oflow::kPickCount; ++k) {
+    for (int k = 0; k < oflow::pick_count(a); ++k) {
         const of_robust r = cands[k];
         const Run one = run(cuda_config(a, prec, r), c, "gpu_robust_pick");
         CHECK(one.ok);

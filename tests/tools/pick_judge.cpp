@@ -2,7 +2,7 @@
 // the judge's margin"). For every (motion, photometry) cell of the accuracy matrix
 // (core/synth_matrix.hpp, native sizes, seed 1) and every algorithm asked for, the pair is solved
 // under each pick candidate (core/robust.hpp pick_candidates: local-norm, none, level-norm; TV-L1
-// none, level-norm, range-match with median 3) with the algorithm's
+// none, level-norm, range-match and shade-norm, the last two at median 3) with the algorithm's
 // defaults otherwise, and each flow's EPE and judge are printed: the judge as the library computes
 // it (core/robust.hpp pick_term over both frames normalised as LOCAL_NORM with kRobustFloor, the
 // reference kernels), unweighted, so that a margin (kPickNoneMargin) can be studied on the figures.
@@ -10,8 +10,8 @@
 //
 // Usage: pick_judge [--backend reference|cuda] [--precision f32|f16] [--algo tvl1|hs|clg|lk]
 //                   [--min-texture T] [--median 0|3|5] [--only MOTION] [--extra MODE[:MEDIAN]]
-// --extra adds a fourth column: the pair solved under robust MODE (none, local-norm, range-match,
-// level-norm), with median size MEDIAN if given (a study of a further candidate).
+// --extra adds a column: the pair solved under robust MODE (none, local-norm, range-match,
+// level-norm, shade-norm), with median size MEDIAN if given (a study of a further candidate).
 // Without --min-texture each candidate runs with the texture rule pick gives it
 // (core/robust.hpp pick_min_texture); --min-texture T sets T for all three.
 // One line per (algorithm, cell): ALGO MOTION PHOTOMETRY, then per candidate EPE and judge.
@@ -88,9 +88,8 @@ bool parse(int argc, char** argv, Options* o) {
             o->only = v;
         else if (a == "--extra") {
             const std::string mode = v.substr(0, v.find(':'));
-            const char* const modes[] = {"none", "local-norm", "range-match", "level-norm"}; // of_robust order
-            for (int k = 0; k < 4; ++k)
-                if (mode == modes[k]) o->extra = k;
+            for (int k = OF_ROBUST_NONE; k <= oflow::kRobustLast; ++k)
+                if (k != OF_ROBUST_PICK && mode == oflow::robust_mode_name(static_cast<of_robust>(k))) o->extra = k;
             if (o->extra < 0) return false;
             if (v.find(':') != std::string::npos) {
                 const std::string med = v.substr(v.find(':') + 1);
@@ -153,9 +152,9 @@ int main(int argc, char** argv) {
                 normalise(n1, w, h, c.robust_sigma);
                 std::printf("%s %s %s", names[a], oflow::synth::motion_name(static_cast<Motion>(m)),
                             oflow::synth::photometry_name(static_cast<Photometry>(p)));
-                const int count = oflow::kPickCount + (o.extra >= 0 ? 1 : 0);
+                const int count = oflow::pick_count(algos[a]) + (o.extra >= 0 ? 1 : 0);
                 for (int k = 0; k < count; ++k) {
-                    const bool extra = k == oflow::kPickCount;
+                    const bool extra = k == oflow::pick_count(algos[a]);
                     c.max_width = static_cast<uint32_t>(w);
                     c.max_height = static_cast<uint32_t>(h);
                     c.threads = 2;
