@@ -11,8 +11,9 @@
 //  3. in every cell without a photometric change, the default is within 1.15 x (+ 0.02 px) the
 //     same algorithm with the robust step off (robust none, everything else default): a robust
 //     representation may not cost motion accuracy.
-// Rules 2 and 3 are not met everywhere yet: the table's gap column names the rule a cell
-// misses (a known gap, printed, never silent); the cell is still held to its bound.
+// The defaults meet rules 2 and 3 in every cell; the single modes (rows "ALGO:MODE") do not, and
+// the table's gap column names the rule such a cell misses (a known gap, printed, never silent;
+// the cell is still held to its bound).
 // Precision F16 (--precision f16) allows its bound x 1.03 + 0.01, as the self-test does.
 //
 // Usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|sanitize|qemu] [--bounds FILE]
