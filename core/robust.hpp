@@ -305,12 +305,13 @@ inline float pick_min_texture(of_robust candidate, float min_texture) {
 /// budget count them).
 inline int robust_passes(of_robust r, of_algorithm a) { return r == OF_ROBUST_PICK ? pick_count(a) : 1; }
 
-/// OF_ROBUST_SHADE_NORM (core/shade_norm.hpp): each converted frame divided by its local mean,
-/// out = kShadeMid * I / (M + kShadeFloor), M three box passes of radius shade_radius(w, h), whose
-/// variance r (r + 1) matches a Gaussian of sigma kShadeWindow x the frame's shorter side. A
-/// multiplicative field smoother than the window (vignetting, lens shading, a light falling off
-/// across the scene) divides out; texture finer than it keeps its contrast (local-norm's sigma 3
-/// band pass flattens everything coarser than a few px). Then the exposure match as RANGE_MATCH.
+/// OF_ROBUST_SHADE_NORM (core/ref/shade_norm_ref.cpp, cuda/shade_norm_cuda.cu): each converted
+/// frame divided by its local mean, out = kShadeMid * I / (max(M, 0) + kShadeFloor), M three box
+/// passes of radius shade_radius(w, h), whose variance r (r + 1) matches a Gaussian of sigma
+/// kShadeWindow x the frame's shorter side. A multiplicative field smoother than the window
+/// (vignetting, lens shading, a light falling off across the scene) divides out; texture finer
+/// than it keeps its contrast (local-norm's sigma 3 band pass flattens everything coarser than a
+/// few px). Then the exposure match as RANGE_MATCH.
 const float kShadeWindow = 0.2f;
 const float kShadeMid = 128.0f;
 const float kShadeFloor = 4.0f;

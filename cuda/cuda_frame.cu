@@ -601,7 +601,8 @@ of_status capture_solver(State& st, const ErrorSink& err) {
     of_status r = plan_frame(st, static_cast<int>(st.cfg.max_width), static_cast<int>(st.cfg.max_height), err, &info);
     if (r != OF_OK) return r;
     // A schedule too long to capture (kGraphMaxLaunches): no graph, frames enqueue.
-    if (static_cast<long long>(st.cfg.warps) * info.launches * robust_passes(st.cfg.robust, st.cfg.algorithm) > kGraphMaxLaunches)
+    const long long passes = robust_passes(st.cfg.robust, st.cfg.algorithm);
+    if (static_cast<long long>(st.cfg.warps) * info.launches * passes > kGraphMaxLaunches)
         return OF_OK;
     // Capture on a private stream: the context's stream may be the caller's, with other work.
     cudaStream_t cap = nullptr;
