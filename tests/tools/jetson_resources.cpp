@@ -192,6 +192,11 @@ const Fixed kFixed[] = {
     {"k_pick_residual", 256, 0},
     {"k_pick_select", 256, 0},
     {"k_pick_keep", kPlane, 0},
+    // Robust shade-norm (shade_norm_cuda.cu): the box passes, a thread per 64 outputs of a row or
+    // column in 128-thread blocks (kShadeThreads there), the division per pixel.
+    {"k_shade_rows", 128, 0},
+    {"k_shade_cols", 128, 0},
+    {"k_shade_divide", kPlane, 0},
 };
 // Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), HS/CLG's
 // (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu), then LK's Newton steps (lk_global_cuda.cu,
