@@ -209,19 +209,19 @@ inline const of_robust* pick_candidates(of_algorithm a) {
     static const of_robust kTvl1[kPickMax] = {OF_ROBUST_NONE, OF_ROBUST_LEVEL_NORM, OF_ROBUST_RANGE_MATCH,
                                               OF_ROBUST_SHADE_NORM};
     static const of_robust kOthers[kPickMax] = {OF_ROBUST_LOCAL_NORM, OF_ROBUST_NONE, OF_ROBUST_LEVEL_NORM,
-                                                OF_ROBUST_MAX_ENUM};
+                                                OF_ROBUST_MAX_ENUM}; // [3]: never read (pick_count 3)
     return a == OF_ALGO_TVL1 ? kTvl1 : kOthers;
 }
-/// The largest median a range-match candidate of TV-L1's pick runs with.
-const uint32_t kPickRangeMatchMedian = 3;
+/// The largest median TV-L1's range-match and shade-norm candidates run with (pick_median).
+const uint32_t kPickMedianCap = 3;
 /// The median size (config.median_size) pick's candidate `candidate` runs with under algorithm a:
-/// TV-L1's range-match and shade-norm candidates at most kPickRangeMatchMedian (median 5 costs
+/// TV-L1's range-match and shade-norm candidates at most kPickMedianCap (median 5 costs
 /// range-match the occluding layers: 2.05-2.51 px against 0.98-1.96 with 3, CUDA F32), every
 /// other the configured size.
 inline uint32_t pick_median(of_algorithm a, of_robust candidate, uint32_t median) {
     return a == OF_ALGO_TVL1 && (candidate == OF_ROBUST_RANGE_MATCH || candidate == OF_ROBUST_SHADE_NORM) &&
-                   median > kPickRangeMatchMedian
-               ? kPickRangeMatchMedian : median;
+                   median > kPickMedianCap
+               ? kPickMedianCap : median;
 }
 /// What a pixel whose x + u leaves the frame adds to the judge's sum (grey levels of the
 /// normalised images, kRobustGain per unit z-score).

@@ -30,6 +30,7 @@
 //   --backend cuda with no CUDA device (or build): exit 77 (skipped)
 #include "test_util.hpp"
 
+#include "core/robust.hpp"
 #include "core/synth_matrix.hpp"
 
 #include <cstring>
@@ -63,7 +64,6 @@ const double kOpenCvRatio = 1.15, kNoneRatio = 1.15;
 // translation reads as 2.6x (the CUDA path's robust none reaches 0.011 there; docs/accuracy.md
 // section 13).
 const double kNoneAbsolute = 0.02;
-const char* const kRobustNames[] = {"none", "local-norm", "range-match", "level-norm", "pick", "shade-norm"}; // of_robust order
 
 using Key = std::pair<std::string, std::string>; // (motion, photometry)
 
@@ -181,8 +181,8 @@ bool parse(int argc, char** argv, Options* o) {
         } else if (a == "--precision") {
             o->precision = v == "f16" ? OF_PRECISION_F16 : OF_PRECISION_F32;
         } else if (a == "--robust") {
-            for (int r = 0; r < 6; ++r)
-                if (v == kRobustNames[r]) o->robust = r;
+            for (int r = OF_ROBUST_NONE; r <= oflow::kRobustLast; ++r)
+                if (v == oflow::robust_mode_name(static_cast<of_robust>(r))) o->robust = r;
             if (o->robust < 0) return false;
         } else if (a == "--min-texture") {
             o->min_texture = static_cast<float>(std::atof(v.c_str()));
@@ -214,7 +214,8 @@ int main(int argc, char** argv) {
     std::map<Key, std::string> gaps;
     if (!o.study) {
         // The table's rows for this run: "tvl1" (the defaults) or "tvl1:level-norm" (--robust).
-        const std::string key = o.algo_name + (o.robust >= 0 ? std::string(":") + kRobustNames[o.robust] : "");
+        const std::string mode = o.robust >= 0 ? oflow::robust_mode_name(static_cast<of_robust>(o.robust)) : "";
+        const std::string key = o.algo_name + (o.robust >= 0 ? ":" + mode : "");
         if (!read_table(o.bounds, key.c_str(), 2, &bounds, 4, &gaps)) {
             std::fprintf(stderr, "robust_matrix: cannot read the bounds table '%s'\n", o.bounds.c_str());
             return 1;
