@@ -346,7 +346,7 @@ inline of_backend expected_backend(of_backend asked) {
 }
 
 /// A config of one solve a pair: robust LOCAL_NORM pinned. The default, OF_ROBUST_PICK, solves a
-/// pair three times, never splits a frame between CPU and GPU, takes no warm start and may keep
+/// pair three times (TV-L1 four), never splits a frame between CPU and GPU, takes no warm start and may keep
 /// a different candidate on two paths where the judge nearly ties; a test of iteration counts,
 /// frame splits, waits, warm start or path parity pins one solve with this. Pick's own tests are
 /// robust_pick, robust_matrix (and tests/gpu: gpu_robust_pick, gpu_matrix_*).
