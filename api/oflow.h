@@ -183,8 +183,9 @@ typedef enum of_robust {
                                    median_size at most 3). LEVEL_NORM runs with the texture rule off
                                    (min_texture 0). of_info.last_pick names the kept one. Three (four)
                                    solves: about 3x (4x) the time, and time_budget_ms is split between
-                                   them; warm_start is not applied. Memory: CPU paths 4 more frame-sized
-                                   host planes (5 for LK); CUDA 4 more frame-sized F32 device planes and a
+                                   them; warm_start is not applied. Memory: CPU paths 2 more frame-sized
+                                   host planes (3 for LK) beside the judge images every mode has (they serve
+                                   of_flow.valid); CUDA 4 more frame-sized F32 device planes and a
                                    float2 flow plane (and an F32 plane for LK), all the solves and the
                                    choice in one graph without a host wait, and no frame split between
                                    CPU and GPU */
@@ -328,6 +329,10 @@ typedef struct of_config {
                                      flow plane of the warm level (of_info.stream_host_bytes /
                                      stream_device_bytes). Default 0 (off: docs/performance.md has the
                                      measurements behind the default); 0 or 1 */
+    /* Appended with the confidence output. */
+    float min_confidence;       /**< of_flow.valid as OF_VALID_MASK_U8: a pixel is valid (255) when its confidence
+                                     (OF_VALID_CONFIDENCE_F32) is at least this; default 0.5 (docs/accuracy.md,
+                                     "Confidence"); [0, 1] (0: every pixel valid) */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */
@@ -350,16 +355,32 @@ typedef struct of_image {
     const void* data;       /**< first pixel; aligned to its pixel size */
 } of_image;
 
-/** What of_flow.valid receives. Lucas-Kanade knows where it has no answer: a pixel is valid when
- *  the smaller eigenvalue of its window's gradient tensor, divided by the window's area, is at
- *  least config.lk.min_eigen at the finest level. An invalid pixel's flow is the flow it started
- *  the finest level with (the coarser levels' estimate, zero when no level was valid there).
- *  TV-L1, HS and CLG have no rejection rule: every pixel is valid (mask 255, confidence
- *  FLT_MAX). */
+/** What of_flow.valid receives: where the flow can be trusted, for every algorithm and path.
+ *  The confidence of a pixel is a value in [0, 1], higher = more trustworthy, 0 = no answer
+ *  (a non-finite result). The mask says 255 where the confidence is at least
+ *  config.min_confidence, else 0. docs/accuracy.md ("Confidence") has the measurements.
+ *   - Every algorithm: the residual confidence of the final flow. Both frames are normalised as
+ *     OF_ROBUST_LOCAL_NORM (so that a change of exposure does not read as error) into N0, N1;
+ *     e = B(|N0(x) - N1(x + u)|) + 5 / (1 + B(|grad N0|^2)), B the mean over the 5x5 window
+ *     (its pixels inside the frame), N1 read bilinearly, a target x + u outside the frame
+ *     counting 10 grey levels; confidence = 2^(-e / 5). The first term marks occlusions,
+ *     content that left the frame and wrong matches, the second flat regions, where a match
+ *     says nothing (an error of 5 grey levels of the normalised images: 0.5).
+ *   - Lucas-Kanade: the smaller of that and its own rule's confidence, from the smaller eigenvalue
+ *     lambda of its window's gradient tensor divided by the window's area (at the finest level):
+ *     lambda / (lambda + config.lk.min_eigen) (1 when min_eigen is 0), 0.5 where lambda =
+ *     min_eigen: at the default threshold a pixel below LK's own rule is invalid. That rule decides
+ *     LK's flow: a pixel below it keeps the flow it started the finest level with (the coarser
+ *     levels' estimate, zero when no level was valid there), whatever min_confidence says.
+ *  Cost: computed only when of_flow.valid is asked for (one pass over the frame on top of the
+ *  solve: docs/performance.md); under a robust mode other than OF_ROBUST_PICK, whose judge
+ *  images it reuses, both frames are normalised once more. Memory: two frame-sized F32 planes
+ *  (the judge images, already there under OF_ROBUST_PICK), and on CUDA one more for the
+ *  confidence and a pinned one for host output. */
 typedef enum of_valid_format {
     OF_VALID_NONE = 0,           /**< no validity plane */
-    OF_VALID_MASK_U8 = 1,        /**< uint8_t per pixel: 255 valid, 0 invalid */
-    OF_VALID_CONFIDENCE_F32 = 2, /**< float per pixel: the smaller eigenvalue / window area (LK), FLT_MAX (others) */
+    OF_VALID_MASK_U8 = 1,        /**< uint8_t per pixel: 255 valid (confidence >= config.min_confidence), 0 invalid */
+    OF_VALID_CONFIDENCE_F32 = 2, /**< float per pixel: the confidence, in [0, 1] */
     OF_VALID_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_valid_format;
 

@@ -9,8 +9,9 @@
 //     of one pyramid level on them (warps and inner iterations) through its kernel family;
 //   - kernels_init: its kernel family for the CPU path chosen (reference, then NEON overrides);
 //   - gpu_path / cuda: whether a CUDA path exists for it, and its driver in this build;
-//   - its validity output (of_flow.valid): the work plane holding the finest level's confidence
-//     and the smallest valid value, or none (every pixel valid);
+//   - its validity output (of_flow.valid): the work plane holding the finest level's raw
+//     confidence and the value that maps to 0.5, or none (the shared residual confidence of
+//     core/confidence.hpp);
 //   - max_warps: whether config.warps means anything to it (the time budget buys warps only
 //     up to it).
 // Adding an algorithm: its files, one line in core/algorithms.cpp (the registry), its table
@@ -89,13 +90,14 @@ struct Algorithm {
     /// TV-L1's); called only for paths that run it (CUDA: gpu_path; F16: cpu_f16 or GPU).
     /// `full`: of_selftest_options.full; threads: the CPU threads to use.
     void (*selftest)(selftest::Sink* sink, const selftest::Path& path, bool full, uint32_t threads);
-    /// The validity output (of_flow.valid, api/oflow.h) on the CPU path. confidence_plane: the
-    /// work plane that holds, after solve_level_cpu of level 0, each pixel's confidence at level
-    /// 0 (its values at level-0 size, finite, >= 0); a pixel is valid when its confidence is at
-    /// least min_confidence(cfg). -1: the algorithm has no rejection rule, every pixel is valid
-    /// (mask 255, confidence FLT_MAX) and min_confidence is nullptr.
+    /// The validity output (of_flow.valid, api/oflow.h) on the CPU path (core/confidence.hpp).
+    /// confidence_plane: the work plane that holds, after solve_level_cpu of level 0, each
+    /// pixel's raw confidence value v at level 0 (finite, >= 0; its own rule: valid when
+    /// v >= confidence_half(cfg)), mapped to [0, 1] by plane_confidence(v, confidence_half(cfg)).
+    /// The validity output is the shared residual confidence of the final flow, combined with
+    /// that one where there is one (combined_confidence). -1: none; confidence_half is nullptr.
     int confidence_plane;
-    float (*min_confidence)(const of_config& cfg);
+    float (*confidence_half)(const of_config& cfg);
     /// The most warps it runs per level (config.warps is checked against it by check_params;
     /// a time budget buys warps up to it): 100 for the variational algorithms, 1 for an
     /// algorithm without re-linearisations of its own (LK: its Newton steps are iterations).

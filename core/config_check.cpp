@@ -2,6 +2,7 @@
 #include "core/schedule.hpp"
 
 #include "core/algorithm.hpp"
+#include "core/confidence.hpp"
 #include "core/enum_raw.hpp"
 #include "platform/tuning.hpp"
 
@@ -50,6 +51,7 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     cfg->min_texture = 1.0f;
     cfg->iteration_growth = 0.0f;
     cfg->warm_start = 0;
+    cfg->min_confidence = kConfDefaultMin; // core/confidence.hpp: measured, docs/accuracy.md
     if (algo == OF_ALGO_LK) {
         // LK has no warps (core/lk_algorithm.cpp); its Newton steps per level are the
         // iterations (10: within 0.001 px of 50 on the synthetic cases, docs/accuracy.md),
@@ -118,6 +120,9 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
                         static_cast<double>(cfg->iteration_growth), static_cast<double>(kMaxIterationGrowth));
     if (cfg->warm_start > 1)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: warm_start %u not 0 or 1", cfg->warm_start);
+    if (!(cfg->min_confidence >= 0.0f && cfg->min_confidence <= 1.0f))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: min_confidence %g not in [0, 1]",
+                        static_cast<double>(cfg->min_confidence));
     // The algorithm's own parameters (config.tvl1, config.hs, ...).
     const of_status ps = algo->check_params(*cfg, err);
     if (ps != OF_OK) return ps;

@@ -2,6 +2,7 @@
 #include "core/schedule.hpp"
 
 #include "core/algorithm.hpp"
+#include "core/confidence.hpp"
 #include "core/flow_format.hpp"
 #include "core/level_trace.hpp"
 #include "core/ref/kernels_ref.hpp"
@@ -199,30 +200,28 @@ int bound_flow(of_context* c, Plane u1, Plane u2, float m) {
     return static_cast<int>(sum_bands(c, u1.h));
 }
 
-// The validity plane of `out` (api/oflow.h of_valid_format), when it asks for one: from `conf`
-// (the level-0 confidence of an algorithm with a rejection rule: valid when >= min_conf), or,
-// with conf nullptr, every pixel valid (mask 255, confidence FLT_MAX).
-void write_validity(of_context* c, const Plane* conf, float min_conf, const of_flow& out) {
+// The validity plane of `out` (api/oflow.h of_valid_format), when it asks for one: the residual
+// confidence `res` (core/confidence.hpp), and where the algorithm has a plane of its own (`raw`
+// not null: LK) the smaller of it and plane_confidence(raw, half). The mask: 255 where the
+// confidence is at least config.min_confidence.
+void write_validity(of_context* c, Plane res, const Plane* raw, float half, const of_flow& out) {
     if (out.valid_format == OF_VALID_NONE) return;
     unsigned char* base = static_cast<unsigned char*>(out.valid);
     const bool mask = out.valid_format == OF_VALID_MASK_U8;
+    const float min_conf = c->cfg.min_confidence;
     const int w = static_cast<int>(out.width);
     for_rows(c, static_cast<int>(out.height), [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y) {
             unsigned char* row = base + static_cast<std::size_t>(y) * out.valid_stride;
-            const float* k = conf ? conf->row(y) : nullptr;
-            if (mask) {
-                if (!k) {
-                    std::memset(row, 255, static_cast<std::size_t>(w));
-                    continue;
-                }
-                for (int x = 0; x < w; ++x) row[x] = k[x] >= min_conf ? 255 : 0;
-            } else {
-                float* o = reinterpret_cast<float*>(row);
-                if (k)
-                    std::memcpy(o, k, sizeof(float) * static_cast<std::size_t>(w));
+            const float* k = res.row(y);
+            const float* q = raw ? raw->row(y) : nullptr;
+            float* o = reinterpret_cast<float*>(row);
+            for (int x = 0; x < w; ++x) {
+                const float v = q ? combined_confidence(k[x], plane_confidence(q[x], half)) : k[x];
+                if (mask)
+                    row[x] = confidence_mask(v, min_conf);
                 else
-                    for (int x = 0; x < w; ++x) o[x] = FLT_MAX;
+                    o[x] = v;
             }
         }
     });
@@ -423,6 +422,30 @@ int solve_pair_pick(const Frame& f, const of_image& prev, const of_image& next, 
     return best_top;
 }
 
+// The residual confidence (core/confidence.hpp) of the level-0 flow in kBufU1/kBufU2, after the
+// solve: the judge images (robust pick's, already built under OF_ROBUST_PICK; else both frames
+// converted and normalised here), the terms, the row means, the column means and the map. The
+// algorithm's scratch work planes 0..2 and kBufTmp are free after the solve. Returns the plane
+// that holds the confidence (work plane 0).
+Plane residual_confidence_cpu(const Frame& f, const of_image& prev, const of_image& next) {
+    of_context* c = f.c;
+    const Plane n0 = f.work(kBufPickN0, 0), n1 = f.work(kBufPickN1, 0);
+    if (c->cfg.robust != OF_ROBUST_PICK) {
+        for_rows(c, n0.h, [&](int y0, int y1, int) {
+            c->kt.convert(prev, n0, y0, y1);
+            c->kt.convert(next, n1, y0, y1);
+        });
+        normalize_plane(f, n0, 0, kRobustFloor);
+        normalize_plane(f, n1, 0, kRobustFloor);
+    }
+    const Plane u1 = f.work(kBufU1, 0), u2 = f.work(kBufU2, 0);
+    const Plane r = f.algo(0, 0), g = f.algo(1, 0), mr = f.work(kBufTmp, 0), mg = f.algo(2, 0);
+    for_rows(c, n0.h, [&](int y0, int y1, int) { conf_terms_ref(n0, n1, u1, u2, r, g, y0, y1); });
+    for_rows(c, n0.h, [&](int y0, int y1, int) { conf_box_rows_ref(r, g, mr, mg, y0, y1); });
+    for_rows(c, n0.h, [&](int y0, int y1, int) { conf_finish_ref(mr, mg, u1, u2, r, y0, y1); });
+    return r;
+}
+
 } // namespace
 
 of_status flow_process_cpu(of_context* c, const of_image& prev, const of_image& next,
@@ -433,10 +456,12 @@ of_status flow_process_cpu(of_context* c, const of_image& prev, const of_image& 
     const int top = c->cfg.robust == OF_ROBUST_PICK ? solve_pair_pick(f, prev, next, &total_iterations)
                                                     : solve_pair(f, prev, next, &total_iterations);
     write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);
-    const Algorithm& a = *c->algo;
-    const Plane conf = a.confidence_plane >= 0 ? f.algo(a.confidence_plane, 0) : Plane{};
-    write_validity(c, a.confidence_plane >= 0 ? &conf : nullptr, a.min_confidence ? a.min_confidence(c->cfg) : 0.0f,
-                   out);
+    if (out.valid_format != OF_VALID_NONE) {
+        const Algorithm& a = *c->algo;
+        const Plane raw = a.confidence_plane >= 0 ? f.algo(a.confidence_plane, 0) : Plane{};
+        write_validity(c, residual_confidence_cpu(f, prev, next), a.confidence_plane >= 0 ? &raw : nullptr,
+                       a.confidence_half ? a.confidence_half(c->cfg) : 0.0f, out);
+    }
     c->info.last_coarsest = static_cast<uint32_t>(top);
     c->info.last_width = prev.width;
     c->info.last_height = prev.height;

@@ -3,8 +3,8 @@
 // coarsest level, the coarse-to-fine loop (zero flow at the coarsest level solved, bilinear
 // upsampling between levels, the sanity bound on every level, the level trace), the output
 // (the flow in of_flow.format, core/flow_format.hpp, and of_flow's validity plane when asked
-// for: the level-0 confidence plane of an algorithm with a rejection rule,
-// Algorithm::confidence_plane, else every pixel valid).
+// for: the residual confidence of core/confidence.hpp, with the level-0 confidence plane of an
+// algorithm with a rule of its own, Algorithm::confidence_plane).
 // Per level it calls the context's Algorithm::solve_level_cpu. Inputs are validated by the
 // caller (core/process.cpp); nothing here allocates, and `out` is written only at the end.
 //

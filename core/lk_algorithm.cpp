@@ -45,7 +45,7 @@ void lk_kernels_init(of_context* ctx, of_backend cpu, bool) {
 #endif
 }
 
-float lk_min_confidence(const of_config& cfg) { return cfg.lk.min_eigen; }
+float lk_confidence_half(const of_config& cfg) { return cfg.lk.min_eigen; }
 
 #if OF_HAVE_CUDA
 const CudaDriver kLkCuda = {cuda::lk_resolve_tuning, cuda::lk_plan, cuda::lk_create, cuda::process, cuda::destroy, cuda::push,
@@ -77,8 +77,8 @@ const Algorithm kLk = {
     true, // CUDA path
     OF_LK_CUDA,
     lk_selftest,
-    kLkConf, // the validity output: level 0's confidence against config.lk.min_eigen
-    lk_min_confidence,
+    kLkConf, // the validity output: level 0's lambda, mapped against config.lk.min_eigen
+    lk_confidence_half,
     1, // no warps
 };
 

@@ -87,8 +87,8 @@ const char* host_buffer_holds(int id) {
     case kBufPickU1: return "CPU path, robust pick: the best candidate's u1 (level 0)";
     case kBufPickU2: return "CPU path, robust pick: the best candidate's u2 (level 0)";
     case kBufPickConf: return "CPU path, robust pick: the best candidate's confidence plane (level 0)";
-    case kBufPickN0: return "CPU path, robust pick: frame 0 normalised, the candidates' judge";
-    case kBufPickN1: return "CPU path, robust pick: frame 1 normalised, the candidates' judge";
+    case kBufPickN0: return "CPU path: frame 0 normalised, robust pick's judge and the confidence's";
+    case kBufPickN1: return "CPU path: frame 1 normalised, robust pick's judge and the confidence's";
     default: return "CPU path: the algorithm's work plane";
     }
 }
@@ -145,6 +145,9 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     // plane where the algorithm has one, and both judge images, level-0-sized.
     const bool pick_here = cfg.robust == OF_ROBUST_PICK && in.backend != OF_BACKEND_CUDA;
     const std::size_t pick = pick_here ? plane0 : 0;
+    // The judge images also serve the residual confidence (core/confidence.hpp), under every
+    // robust mode.
+    const std::size_t judge = in.backend != OF_BACKEND_CUDA ? plane0 : 0;
     const std::size_t pick_conf = pick_here && algo->confidence_plane >= 0 ? plane0 : 0;
     const int work = algo->work_planes(cfg);
     if (work < kScratchPlanes || work > kMaxWorkPlanes) return OF_ERR_INVALID_ARGUMENT;
@@ -165,7 +168,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufExposureHist, "exposure_hist", hist},
         {kBufPickU1, "pick_u1", pick},   {kBufPickU2, "pick_u2", pick},
         {kBufPickConf, "pick_conf", pick_conf},
-        {kBufPickN0, "pick_n0", pick},   {kBufPickN1, "pick_n1", pick},
+        {kBufPickN0, "pick_n0", judge},  {kBufPickN1, "pick_n1", judge},
     };
     static_assert(sizeof(shared) / sizeof(shared[0]) == kBufWork0, "one row per shared host buffer");
     Row rows[kHostBufCount];

@@ -57,7 +57,7 @@ const Algorithm kTvl1 = {
     nullptr,
 #endif
     nullptr, // self-test: the shared cases of core/selftest.cpp are TV-L1's
-    -1,      // no rejection rule: every pixel valid
+    -1,      // validity: the residual confidence (core/confidence.hpp)
     nullptr,
     100,     // warps: config_check's bound
 };

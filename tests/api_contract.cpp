@@ -221,6 +221,10 @@ const CfgCase kCfgCases[] = {
     {"min_texture -1e-41", [](of_config& c) { c.min_texture = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
     {"min_texture 1.01e6", [](of_config& c) { c.min_texture = 1.01e6f; }, OF_ERR_INVALID_ARGUMENT},
     {"min_texture FLT_MAX", [](of_config& c) { c.min_texture = FLT_MAX; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_confidence NaN", [](of_config& c) { c.min_confidence = kNaN; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_confidence -1e-41", [](of_config& c) { c.min_confidence = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_confidence 1.01", [](of_config& c) { c.min_confidence = 1.01f; }, OF_ERR_INVALID_ARGUMENT},
+    {"min_confidence inf", [](of_config& c) { c.min_confidence = kInf; }, OF_ERR_INVALID_ARGUMENT},
     {"iteration_growth NaN", [](of_config& c) { c.iteration_growth = kNaN; }, OF_ERR_INVALID_ARGUMENT},
     {"iteration_growth inf", [](of_config& c) { c.iteration_growth = kInf; }, OF_ERR_INVALID_ARGUMENT},
     {"iteration_growth -1e-41", [](of_config& c) { c.iteration_growth = -1e-41f; }, OF_ERR_INVALID_ARGUMENT},
@@ -927,8 +931,9 @@ struct ValidBuf {
 
 // of_flow's validity fields: every bad one refused with its status and a message naming the field,
 // nothing written (flow or plane), the context usable; the good ones write exactly the plane's
-// rows (TV-L1: every pixel valid, mask 255, confidence FLT_MAX) and leave the flow as it is
-// without a plane.
+// rows (the mask 0 or 255, mostly 255 on this textured pair; the confidence in [0, 1], 255 in the
+// mask exactly where it is at least config.min_confidence) and leave the flow as it is without a
+// plane.
 void test_validity(of_pixel_format fmt) {
     Fixture t(fmt);
     if (!t.ctx) {
@@ -1015,6 +1020,7 @@ void test_validity(of_pixel_format fmt) {
     FlowBuf plain = make_flow(kW, kH);
     CHECK(of_process(t.ctx, &P, &N, &plain.f) == OF_OK);
     const size_t pad = 5; // bytes of padding per row (mask), or floats (confidence)
+    std::vector<unsigned char> mask_bits; // the mask's rows, packed
     {
         of_flow g = t.good.f;
         g.valid_format = OF_VALID_MASK_U8;
@@ -1025,13 +1031,20 @@ void test_validity(of_pixel_format fmt) {
         const of_status s = of_process(t.ctx, &P, &N, &g);
         CHECK_MSG(s == OF_OK, "process(mask, padded stride): got %s (%s)", st(s), of_last_error(t.ctx));
         bool rows = true, padding = true;
+        size_t valid = 0;
         for (uint32_t y = 0; y < kH; ++y)
             for (size_t x = 0; x < kW + pad; ++x) {
                 const unsigned char b = vb.bytes()[y * (kW + pad) + x];
-                if (x < kW) rows = rows && b == 255;
-                else padding = padding && b == 0xA7;
+                if (x < kW) {
+                    rows = rows && (b == 255 || b == 0);
+                    valid += b == 255;
+                    mask_bits.push_back(b);
+                } else {
+                    padding = padding && b == 0xA7;
+                }
             }
-        CHECK_MSG(rows && padding && vb.untouched(kH * (kW + pad)), "mask: rows 255 %d, padding untouched %d", rows, padding);
+        CHECK_MSG(rows && padding && vb.untouched(kH * (kW + pad)), "mask: rows 0/255 %d, padding untouched %d", rows, padding);
+        CHECK_MSG(valid * 2 > static_cast<size_t>(kW) * kH, "mask: %zu of %u pixels valid", valid, kW * kH);
         CHECK(same_bits(t.good.extract(), plain.extract(), "flow with a mask vs without"));
         // Any alignment for the mask.
         g.valid = vb.bytes() + 1;
@@ -1052,11 +1065,14 @@ void test_validity(of_pixel_format fmt) {
                 std::memcpy(&c, vb.bytes() + (y * (kW + pad) + x) * 4, 4);
                 uint32_t bits;
                 std::memcpy(&bits, &c, 4);
-                if (x < kW) rows = rows && c == FLT_MAX;
-                else padding = padding && bits == 0xA7A7A7A7u;
+                if (x < kW)
+                    rows = rows && c >= 0.0f && c <= 1.0f &&
+                           (mask_bits[y * kW + x] == 255) == (c >= 0.5f); // the default min_confidence
+                else
+                    padding = padding && bits == 0xA7A7A7A7u;
             }
-        CHECK_MSG(rows && padding && vb.untouched(kH * (kW + pad) * 4), "confidence: rows FLT_MAX %d, padding untouched %d",
-                  rows, padding);
+        CHECK_MSG(rows && padding && vb.untouched(kH * (kW + pad) * 4),
+                  "confidence: rows in [0, 1] and as the mask %d, padding untouched %d", rows, padding);
         CHECK(same_bits(t.good.extract(), plain.extract(), "flow with a confidence plane vs without"));
     }
     {
@@ -1070,9 +1086,9 @@ void test_validity(of_pixel_format fmt) {
         il.f.valid_stride = kW;
         vb.fill();
         CHECK_MSG(of_process(t.ctx, &P, &N, &il.f) == OF_OK, "interleaved with a mask: %s", of_last_error(t.ctx));
-        bool all = true;
-        for (size_t i = 0; i < static_cast<size_t>(kW) * kH; ++i) all = all && vb.bytes()[i] == 255;
-        CHECK(all && vb.untouched(static_cast<size_t>(kW) * kH));
+        // The same flow as planar, so the same mask.
+        CHECK(std::memcmp(vb.bytes(), mask_bits.data(), mask_bits.size()) == 0 &&
+              vb.untouched(static_cast<size_t>(kW) * kH));
     }
 }
 

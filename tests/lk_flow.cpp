@@ -12,9 +12,11 @@
 //    pixels keep the flow they started level 0 with: the coarser level's, upsampled (captured
 //    through core/level_trace.hpp and upsampled by the reference kernel), bit for bit (NEON: its
 //    own upsampling, within 1e-4 px);
-//  - min_eigen 0 makes every pixel valid; the default rejects none of a textured frame;
-//  - the confidence plane (OF_VALID_CONFIDENCE_F32) is finite, >= 0, and the mask is exactly
-//    confidence >= min_eigen;
+//  - min_confidence 0 makes every pixel valid; the default rejects none of a textured frame
+//    away from the flat square;
+//  - the confidence plane (OF_VALID_CONFIDENCE_F32) is in [0, 1] (the smaller of the residual
+//    confidence and lambda / (lambda + min_eigen): api/oflow.h), and the mask is exactly
+//    confidence >= min_confidence;
 //  - a flat pair (both frames constant): no valid pixel, zero flow, no Newton step;
 //  - 1 vs 3 threads bit-identical (epsilon 0 and the default); a caller arena of zeros and one of
 //    0xFF bytes bit-identical at odd sizes;
@@ -118,8 +120,9 @@ Err err_of(const Out& o, const Pair& p) {
 
 // Bounds on the mean EPE over all pixels, LK defaults (window 11, min_eigen 1, 10 Newton steps,
 // epsilon 0.01, local-norm), 96x72, seed 1: measured + about 30 % (x86-64, gcc 12, reference path,
-// 2026-11-24). Every pixel of these textured cases is valid, so the EPE over the valid ones is the
-// same:
+// 2026-11-24). Every window of these textured cases passes LK's own rule; the validity output
+// (its rule and the residual confidence, api/oflow.h) keeps 84-97 % of the pixels (2026-11-27),
+// and the EPE over those is at most the EPE over all:
 //   case           LK      steps  (TV-L1 at its defaults)
 //   translation    0.0490  25     0.0241
 //   rotation-zoom  0.1159  26     0.1082
@@ -153,7 +156,8 @@ void test_epe_table() {
         std::printf("%-14s %.4f / %.4f  %5.1f%%  %3llu   (TV-L1 %.4f)\n", name, e.all, e.valid, 100.0 * e.share,
                     static_cast<unsigned long long>(o.info.last_iterations), tv);
         CHECK_MSG(e.all <= r.bound, "%s: EPE %.4f > bound %.3f", name, e.all, r.bound);
-        CHECK_MSG(e.share >= 0.99, "%s: only %.1f%% valid", name, 100.0 * e.share);
+        CHECK_MSG(e.share >= 0.75 && e.valid <= e.all, "%s: %.1f%% valid (want >= 75), EPE valid %.4f > all %.4f", name,
+                  100.0 * e.share, e.valid, e.all);
         CHECK_MSG(e.max_flow <= e.max_gt + 2.0, "%s: max |flow| %.2f > max true %.2f + 2", name, e.max_flow, e.max_gt);
         CHECK_MSG(o.info.algorithm == OF_ALGO_LK && o.info.warps == 1 && o.info.last_iterations > 0 &&
                       o.info.last_iterations <= static_cast<uint64_t>(o.info.last_levels) * 10u,
@@ -213,7 +217,7 @@ void test_textureless() {
     oflow::upsample_flow_ref(s2, d2, static_cast<float>(h) / static_cast<float>(cap.h), 0, static_cast<int>(h));
     // Inside the flat square, away from the texture (the preprocessing's blurs and the window
     // reach about 20 px), every pixel is invalid and kept the upsampled flow bit for bit; far
-    // from the square every pixel is valid.
+    // from the square nearly every pixel is valid.
     const int margin = 20;
     const size_t n = static_cast<size_t>(w) * h;
     // The reference path upsamples with upsample_flow_ref itself: bit for bit. NEON's upsampling
@@ -225,8 +229,8 @@ void test_textureless() {
         for (uint32_t x = 0; x < w; ++x) {
             const size_t i = static_cast<size_t>(y) * w + x;
             const bool v = o.mask[i] == 255;
-            mask_is_conf = mask_is_conf && (o.mask[i] == 0 || v) && v == (o.conf[i] >= 1.0f) && std::isfinite(o.conf[i]) &&
-                           o.conf[i] >= 0.0f;
+            mask_is_conf = mask_is_conf && (o.mask[i] == 0 || v) && v == (o.conf[i] >= 0.5f) && o.conf[i] >= 0.0f &&
+                           o.conf[i] <= 1.0f;
             const bool same = std::fabs(o.uv[i] - up1[i]) <= tol && std::fabs(o.uv[n + i] - up2[i]) <= tol;
             if (!v) {
                 ++invalid;
@@ -250,17 +254,21 @@ void test_textureless() {
                 "upsampled; %ld of %ld textured pixels valid\n",
                 w, h, flat_valid, flat, invalid_kept, invalid, tex_valid, tex);
     CHECK_MSG(flat > 0 && flat_valid == 0, "%ld of %ld flat pixels valid", flat_valid, flat);
-    CHECK_MSG(kept == flat && invalid_kept == invalid, "invalid pixels changed their flow: %ld of %ld flat, %ld of %ld",
-              kept, flat, invalid_kept, invalid);
-    CHECK_MSG(tex > 0 && tex_valid == tex, "%ld of %ld textured pixels valid", tex_valid, tex);
-    CHECK_MSG(mask_is_conf, "the mask is not confidence >= min_eigen, or a confidence is not finite and >= 0");
+    // The flat square fails LK's own rule (lambda < min_eigen): its pixels keep the flow they
+    // started with. Elsewhere an invalid pixel may fail the residual alone and keep its solve.
+    CHECK_MSG(kept == flat, "invalid pixels changed their flow: %ld of %ld flat (%ld of %ld invalid kept it)", kept, flat,
+              invalid_kept, invalid);
+    // Far from the square the rule holds everywhere; the residual confidence rejects a few (94.7 %
+    // valid, 2026-11-27).
+    CHECK_MSG(tex > 0 && tex_valid * 100 >= tex * 85, "%ld of %ld textured pixels valid (want >= 85 %%)", tex_valid, tex);
+    CHECK_MSG(mask_is_conf, "the mask is not confidence >= min_confidence, or a confidence is outside [0, 1]");
 
-    // min_eigen 0: every pixel valid.
+    // min_confidence 0: every pixel valid.
     of_config z = lk_cfg(w, h);
-    z.lk.min_eigen = 0.0f;
+    z.min_confidence = 0.0f;
     Out oz;
-    if (run(z, p, &oz, "flat centre, min_eigen 0"))
-        CHECK_MSG(std::count(oz.mask.begin(), oz.mask.end(), 255) == static_cast<long>(n), "min_eigen 0: %ld of %zu valid",
+    if (run(z, p, &oz, "flat centre, min_confidence 0"))
+        CHECK_MSG(std::count(oz.mask.begin(), oz.mask.end(), 255) == static_cast<long>(n), "min_confidence 0: %ld of %zu valid",
                   static_cast<long>(std::count(oz.mask.begin(), oz.mask.end(), 255)), n);
 }
 

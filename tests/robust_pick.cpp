@@ -114,7 +114,8 @@ void test_contract() {
     info.struct_size = sizeof info;
     CHECK(of_explain(&c, &info) == OF_OK);
     CHECK(info.robust == OF_ROBUST_PICK && info.warm_start == 0);
-    // Memory: the pick's planes on top of LEVEL_NORM's (LK: its confidence plane too).
+    // Memory: the pick's planes on top of LEVEL_NORM's, which has the judge images too (the
+    // confidence's: core/confidence.hpp): the kept flow (LK: and its confidence plane).
     for (of_algorithm a : {OF_ALGO_TVL1, OF_ALGO_LK}) {
         of_config p = pick_config(a, OF_ROBUST_PICK), l = pick_config(a, OF_ROBUST_LEVEL_NORM);
         p.backend = l.backend = OF_BACKEND_REFERENCE;
@@ -122,7 +123,7 @@ void test_contract() {
         mp.struct_size = ml.struct_size = sizeof(of_memory);
         CHECK(of_query_memory(&p, &mp) == OF_OK && of_query_memory(&l, &ml) == OF_OK);
         const std::size_t plane = static_cast<std::size_t>(kW) * kH * sizeof(float);
-        const std::size_t planes = a == OF_ALGO_LK ? 5 : 4;
+        const std::size_t planes = a == OF_ALGO_LK ? 3 : 2;
         CHECK_MSG(mp.host_bytes >= ml.host_bytes + planes * plane, "algorithm %d: %zu bytes, level-norm %zu",
                   static_cast<int>(a), mp.host_bytes, ml.host_bytes);
         // pick_count(a) solves (TV-L1 4, LK 3) in the time model, where the board table models this path.
