@@ -60,8 +60,12 @@ OF_CONF_HD float plane_confidence(float v, float half) {
     return v / (v + half); // half near FLT_MAX: v + half may overflow to inf, and c to 0
 }
 
-/// An algorithm with a rule of its own (LK): the smaller of the residual confidence and its own.
-OF_CONF_HD float combined_confidence(float residual, float own) { return residual < own ? residual : own; }
+/// An algorithm with a rule of its own (LK): where its rule holds (own >= 0.5) the residual
+/// confidence, else half of it (below 0.5: invalid at the default threshold, whatever the
+/// residual). Its own value does not rank the pixels: LK's eigenvalue is largest on the
+/// strongest texture, where its occlusion boundaries are, and a flat region that fails its rule
+/// often keeps a good flow from the coarser levels (docs/accuracy.md "Confidence").
+OF_CONF_HD float combined_confidence(float residual, float own) { return own >= 0.5f ? residual : 0.5f * residual; }
 
 /// The mask of a confidence: 255 when c >= min_conf.
 OF_CONF_HD unsigned char confidence_mask(float c, float min_conf) { return c >= min_conf ? 255 : 0; }

@@ -1,6 +1,7 @@
 // of_selftest cases of Horn-Schunck and CLG on one path, CPU or CUDA (Algorithm::selftest of the
 // HS entry; group "hs"): accuracy of each algorithm x solver on a synthetic pair with known flow,
-// the two solvers' common fixed point, and CLG with rho = 0 against HS. The bounds are the
+// the two solvers' common fixed point, CLG with rho = 0 against HS, and each algorithm's validity
+// mask on occluding layers (most occluded pixels invalid; its bounds: selftest.cpp). The EPE bounds are the
 // measured values plus about 30 % (reference path, x86-64, 2026-11-23; the NEON path runs the
 // same HS kernels on its own pyramid kernels; the CUDA path's F32 flow is within 1e-4 px of the
 // reference's on these cases, tests/gpu/gpu_hs.cpp).
@@ -98,6 +99,18 @@ void hs_selftest(selftest::Sink* sink, const selftest::Path& p, bool full, uint3
                   "smooth-field %dx%d, auto levels, 3 warps x <= 150 iterations: EPE %.4f (bound %.4f)", w, h, e, bound);
     }
     check_fixed_point(sink, p, threads);
+    // The validity mask on occluding layers (selftest.cpp check_occlusion_confidence, which has the
+    // measurements and bounds): each algorithm's defaults on hs_config's schedule, robust local-norm
+    // (one solve, as the shared cases: pick keeps local-norm here, at three times the time).
+    const struct {
+        of_algorithm a;
+        const char* check;
+    } conf[] = {{OF_ALGO_HS, "hs-occlusion-confidence"}, {OF_ALGO_CLG, "clg-occlusion-confidence"}};
+    for (const auto& k : conf) {
+        of_config c = hs_config(p, k.a, selftest::path_config(p, k.a, w, h, threads).hs.solver, w, h, threads);
+        c.robust = OF_ROBUST_LOCAL_NORM;
+        selftest::check_occlusion_confidence(sink, p, "hs", k.check, c, full);
+    }
 }
 
 } // namespace oflow

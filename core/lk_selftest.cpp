@@ -4,7 +4,10 @@
 // texture, on every path that runs LK (reference, NEON, CUDA). The accuracy bounds are the
 // measured values plus about 30 % (reference path, x86-64, the library's LK defaults); the NEON
 // and CUDA kernels equal the reference's within rounding (tests/neon/neon_lk_kernels.cpp,
-// tests/gpu/gpu_lk.cpp), so the same bounds hold there.
+// tests/gpu/gpu_lk.cpp), so the same bounds hold there. No occlusion confidence case (TV-L1's,
+// HS's and CLG's check_occlusion_confidence, selftest.cpp): LK's confidence is its eigenvalue
+// rule, lambda / (lambda + min_eigen), a measure of texture that does not target occlusions; the
+// textureless case checks that rule.
 #include "core/lk_level_cpu.hpp"
 #include "core/ref/lk_ref.hpp"
 #include "core/selftest.hpp"
@@ -117,8 +120,10 @@ const Accuracy kAccuracy[] = {
     {synth::Case::Translation, "translation", 0.101, 0.064},
     {synth::Case::SmoothField, "smooth-field", 0.098, 0.094},
 };
-// A textured synthetic frame is all but entirely valid at the default min_eigen (measured 100 %).
-const double kMinShare = 0.95;
+// A textured synthetic frame passes LK's own rule everywhere at the default min_eigen; the
+// validity output adds the residual confidence (api/oflow.h), which rejects some of it (82-97 %
+// valid at 96x72 and 160x120 on the reference path, 2026-11-27).
+const double kMinShare = 0.70;
 
 // Frame 0's left half has no texture (constant 128, both frames): every pixel far enough from
 // the texture is invalid (its window, after the preprocessing's blurs, sees a constant), most of

@@ -101,6 +101,14 @@ double epe(const Flow& f, const std::vector<float>& gu, const std::vector<float>
 double max_delta(const Flow& a, const Flow& b);
 bool same_bits(const Flow& a, const Flow& b);
 
+/// The confidence case of one algorithm (of_flow.valid against occlusions, selftest.cpp): the
+/// accuracy matrix's occluding layers (core/synth_matrix.hpp, synth::Motion::Occlusion) at 96x72
+/// (quick) or 160x120 (full) through cfg (its max size set here) with the mask at
+/// cfg.min_confidence: most of the occluded pixels invalid, most of the visible ones valid.
+/// Reported as "<path>/<group>/<check>".
+void check_occlusion_confidence(Sink* sink, const Path& p, const char* group, const char* check, of_config cfg,
+                                bool full);
+
 /// Every stage of kt against closed-form results and, when kt is not the reference table,
 /// against the reference kernels (selftest_kernels.cpp).
 void check_kernels(Sink* sink, const Path& path, const KernelTable& kt);

@@ -6,7 +6,8 @@
 //  - a target outside the frame counts kPickOutside; a non-finite flow gives 0;
 //  - residual_confidence: 1 at zero error on a textured window, 0.5 at e = kConfHalf, monotone;
 //  - plane_confidence (LK's map): 0.5 at v = half, 1 with half 0, 0 for a negative or NaN v;
-//  - combined_confidence: the smaller; confidence_mask: 255 from min_conf up.
+//  - combined_confidence: the residual's where the own rule holds, else half of it;
+//    confidence_mask: 255 from min_conf up.
 #include "test_util.hpp"
 
 #include "core/confidence.hpp"
@@ -122,7 +123,8 @@ void test_maps() {
     CHECK(plane_confidence(1.0f, 1.0f) == 0.5f && plane_confidence(3.0f, 1.0f) == 0.75f);
     CHECK(plane_confidence(0.0f, 0.0f) == 1.0f && plane_confidence(7.0f, 0.0f) == 1.0f);
     CHECK(plane_confidence(-1.0f, 1.0f) == 0.0f && plane_confidence(std::numeric_limits<float>::quiet_NaN(), 1.0f) == 0.0f);
-    CHECK(combined_confidence(0.3f, 0.9f) == 0.3f && combined_confidence(0.9f, 0.2f) == 0.2f);
+    CHECK(combined_confidence(0.3f, 0.9f) == 0.3f && combined_confidence(0.9f, 0.5f) == 0.9f &&
+          combined_confidence(0.9f, 0.2f) == 0.45f);
     CHECK(confidence_mask(0.5f, 0.5f) == 255 && confidence_mask(0.4999f, 0.5f) == 0 && confidence_mask(0.0f, 0.0f) == 255);
 }
 

@@ -139,10 +139,16 @@ const char* usage_text() {
            "  -o FILE             write the flow as Middlebury .flo\n"
            "  --color FILE        write the Middlebury colour coding of the flow as PNG\n"
            "  --gt FILE           ground truth .flo: print EPE and AAE (over all pixels, and\n"
-           "                      over the pixels the algorithm calls valid)\n"
-           "  --valid FILE        write the validity mask as an 8-bit PNG: 255 valid, 0 where\n"
-           "                      the algorithm has no answer (LK's rejected windows; the\n"
-           "                      other algorithms: every pixel valid)\n"
+           "                      over the valid pixels: confidence >= --min-confidence)\n"
+           "  --valid FILE        write the validity mask as an 8-bit PNG (every algorithm):\n"
+           "                      255 where the confidence is >= --min-confidence, else 0\n"
+           "  --confidence FILE   write the confidence (of_flow.valid as F32: 0..1, higher =\n"
+           "                      more trustworthy, 0 = no answer) as a greyscale PFM\n"
+           "                      (little-endian, rows bottom to top as PFM has them).\n"
+           "                      TV-L1, HS, CLG: from the data residual (occlusions, flat\n"
+           "                      regions score low); LK: its eigenvalue rule\n"
+           "  --min-confidence F  the confidence a valid pixel needs (--valid, the valid share\n"
+           "                      and its EPE), in [0, 1]; default 0.5, 0: every pixel valid\n"
            "  --synth CASE        built-in frames with exact ground truth: translation,\n"
            "                      rotation-zoom, smooth-field, occlusion, noise-gain,\n"
            "                      fine-texture, camera-motion, or all\n"
@@ -244,7 +250,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
             "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--median",
             "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture", "--growth",
-            "--warm-start", "--flow-format"};
+            "--warm-start", "--flow-format", "--confidence", "--min-confidence"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -273,6 +279,9 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
         } else if (arg == "--valid") {
             if (value.empty()) return bad("a file name");
             o->valid_png = value;
+        } else if (arg == "--confidence") {
+            if (value.empty()) return bad("a file name");
+            o->confidence_pfm = value;
         } else if (arg == "--save-frames") {
             o->save_prefix = value;
         } else if (arg == "--platform") {
@@ -359,6 +368,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
              : arg == "--min-texture"  ? o->min_texture
              : arg == "--omega"        ? o->omega
              : arg == "--growth"       ? o->growth
+             : arg == "--min-confidence" ? o->min_confidence
                                        : o->min_eigen) = f;
         }
     }
@@ -382,8 +392,15 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             *err = "--stream needs at least two frames, got " + std::to_string(o->frames.size());
             return ParseResult::Error;
         }
-        if (!o->valid_png.empty() || o->repeat != 1) {
-            *err = std::string(o->valid_png.empty() ? "--repeat" : "--valid") + " does not apply to --stream";
+        // --valid and --confidence write one file of one pair: run that pair alone.
+        const char* per_pair = !o->valid_png.empty() ? "--valid" : !o->confidence_pfm.empty() ? "--confidence" : nullptr;
+        if (per_pair) {
+            *err = std::string(per_pair) + " does not apply to --stream (it writes one pair's plane: give that pair as "
+                                           "FRAME0 FRAME1 without --stream)";
+            return ParseResult::Error;
+        }
+        if (o->repeat != 1) {
+            *err = "--repeat does not apply to --stream";
             return ParseResult::Error;
         }
         return ParseResult::Run; // the patterns are checked with the frames (stream_mode.cpp)

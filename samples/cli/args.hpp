@@ -25,6 +25,7 @@ struct Options {
     std::string color_png;           ///< --color
     std::string gt_flo;              ///< --gt
     std::string valid_png;           ///< --valid (the validity mask as an 8-bit PNG)
+    std::string confidence_pfm;      ///< --confidence (the confidence plane as a greyscale PFM)
     std::string synth;               ///< --synth CASE|all
     std::string save_prefix;         ///< --save-frames
     int width = 640, height = 480;   ///< --size
@@ -57,6 +58,7 @@ struct Options {
     std::optional<float> growth;            ///< --growth F (config.iteration_growth)
     std::optional<std::string> solver;      ///< --solver jacobi|sor (hs.solver)
     std::optional<float> omega, min_eigen;  ///< --omega F (hs.omega), --min-eigen F (lk.min_eigen; --algo lk only)
+    std::optional<float> min_confidence;    ///< --min-confidence F (min_confidence; the library checks [0, 1])
 
     // Synthetic frames only (--synth): frame 1's brightness change and the texture.
     bool exposure_given = false;

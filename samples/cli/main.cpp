@@ -6,6 +6,7 @@
 #include "flow_color.hpp"
 #include "flow_metrics.hpp"
 #include "image_io.hpp"
+#include "pfm_io.hpp"
 #include "runner.hpp"
 #include "stream_mode.hpp"
 
@@ -64,8 +65,8 @@ struct Result {
     uint32_t repeat = 1;
     bool has_gt = false;
     FlowError error;       // over every pixel with ground truth
-    FlowError error_valid; // over those the validity mask calls valid
-    double valid_share = 1.0; // of the pixels, valid (of_flow.valid)
+    FlowError error_valid; // over those the validity mask calls valid (confidence >= cfg.min_confidence)
+    double valid_share = 1.0; // of the pixels, valid (of_flow.valid), every algorithm
 };
 
 // ---- inputs -------------------------------------------------------------------------------
@@ -219,7 +220,8 @@ std::string config_json(const of_config& c) {
            ",\"robust\":" + json_string(robust_name(c.robust)) +
            ",\"robust_sigma\":" + num(c.robust_sigma) + ",\"median_size\":" + u(c.median_size) +
            ",\"min_texture\":" + num(c.min_texture) + ",\"iteration_growth\":" + num(c.iteration_growth) +
-           ",\"warm_start\":" + std::string(c.warm_start ? "true" : "false") + "}";
+           ",\"warm_start\":" + std::string(c.warm_start ? "true" : "false") +
+           ",\"min_confidence\":" + num(c.min_confidence) + "}";
 }
 
 // What the preprocessing and the schedule are, from of_info (and the config's presmoothing).
@@ -315,10 +317,8 @@ void print_human(const Result& r) {
                 static_cast<unsigned long long>(in.last_iterations));
     if (r.has_gt) std::printf("EPE %.3f  AAE %.2f\n", r.error.epe, r.error.aae);
     std::printf("valid      %.1f%% of the pixels", 100.0 * r.valid_share);
-    if (r.has_gt)
-        std::printf(": EPE %.3f  AAE %.2f over them\n", r.error_valid.epe, r.error_valid.aae);
-    else
-        std::printf("\n");
+    if (r.has_gt) std::printf(": EPE %.3f  AAE %.2f over them", r.error_valid.epe, r.error_valid.aae);
+    std::printf(" (confidence >= %g)\n", static_cast<double>(r.cfg.min_confidence));
 }
 
 void print_table(const std::vector<Result>& rs) {
@@ -340,14 +340,16 @@ void print_table(const std::vector<Result>& rs) {
 // ---- the work -----------------------------------------------------------------------------
 
 Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
-               const std::string& color_png, const std::string& valid_png) {
+               const std::string& color_png, const std::string& valid_png, const std::string& confidence_pfm) {
     std::string err;
     Flow flow;
     check(flow.create(o, f.width, f.height, f.format, &err), err);
-    std::vector<float> uv;
+    std::vector<float> uv, confidence;
     std::vector<unsigned char> valid;
     Result r;
-    check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, &valid, &r.ms, &err), err);
+    check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, &valid,
+                       confidence_pfm.empty() ? nullptr : &confidence, &r.ms, &err),
+          err);
     check(flow.info(&r.info, &err), err);
     r.cfg = flow.config();
     r.synth_json = f.synth_json;
@@ -367,6 +369,9 @@ Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
     }
     if (!out_flo.empty()) check(write_flo(out_flo, f.width, f.height, uv.data(), &err), err);
     if (!valid_png.empty()) check(write_png(valid_png, f.width, f.height, 1, 8, valid.data(), &err), err);
+    if (!confidence_pfm.empty())
+        check(write_pfm(confidence_pfm, f.width, f.height, confidence.data(), static_cast<std::size_t>(f.width), &err),
+              err);
     if (!color_png.empty()) {
         std::vector<uint8_t> rgb(uv.size() / 2 * 3);
         flow_to_rgb(uv.data(), uv.size() / 2, rgb.data());
@@ -515,7 +520,7 @@ int run(const Options& o) {
     if (o.explain) return explain(o);
     if (o.stream) return run_stream(o);
     if (o.synth.empty()) {
-        const Result r = run_one(o, load_files(o), o.out_flo, o.color_png, o.valid_png);
+        const Result r = run_one(o, load_files(o), o.out_flo, o.color_png, o.valid_png, o.confidence_pfm);
         if (o.json)
             std::printf("%s\n", result_json(r).c_str());
         else
@@ -536,7 +541,8 @@ int run(const Options& o) {
         if (!o.save_prefix.empty()) save_synth(f, o.save_prefix + tag);
         results.push_back(run_one(o, f, o.out_flo.empty() ? "" : with_suffix(o.out_flo, tag),
                                   o.color_png.empty() ? "" : with_suffix(o.color_png, tag),
-                                  o.valid_png.empty() ? "" : with_suffix(o.valid_png, tag)));
+                                  o.valid_png.empty() ? "" : with_suffix(o.valid_png, tag),
+                                  o.confidence_pfm.empty() ? "" : with_suffix(o.confidence_pfm, tag)));
         if (all) results.back().label = oflow::synth::case_name(c);
     }
     if (o.json) {

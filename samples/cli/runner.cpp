@@ -135,6 +135,7 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.solver) cfg.hs.solver = *o.solver == "sor" ? OF_SOLVER_RED_BLACK_SOR : OF_SOLVER_JACOBI;
     if (o.omega) cfg.hs.omega = *o.omega;
     if (o.min_eigen) cfg.lk.min_eigen = *o.min_eigen;
+    if (o.min_confidence) cfg.min_confidence = *o.min_confidence; // of_create checks [0, 1]
     if (o.platform) cfg.platform = o.platform->c_str();
     if (!o.tuning.empty()) cfg.tuning_path = o.tuning.c_str();
     if (o.budget) cfg.time_budget_ms = *o.budget;
@@ -232,7 +233,8 @@ void Flow::unpack(const std::vector<uint16_t>& packed, std::vector<float>* uv) c
 }
 
 bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
-                   std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err) {
+                   std::vector<float>* uv, std::vector<unsigned char>* valid, std::vector<float>* confidence,
+                   double* median_ms, std::string* err) {
     const of_image img[2] = {frame_view(frame0, stride), frame_view(frame1, stride)};
     std::vector<uint16_t> packed;
     of_flow flow = output(uv, &packed, valid);
@@ -246,6 +248,21 @@ bool Flow::process(const void* frame0, const void* frame1, std::size_t stride, u
             return false;
         }
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    if (confidence) { // the same pair once more, the flow into scratch, the confidence plane into *confidence
+        std::vector<float> uv2;
+        std::vector<uint16_t> packed2;
+        std::vector<unsigned char> unused;
+        of_flow f2 = output(&uv2, &packed2, &unused);
+        confidence->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0.0f);
+        f2.valid_format = OF_VALID_CONFIDENCE_F32;
+        f2.valid_stride = sizeof(float) * static_cast<std::size_t>(width_);
+        f2.valid = confidence->data();
+        const of_status s = of_process(ctx_, &img[0], &img[1], &f2);
+        if (s != OF_OK) {
+            *err = status_line("of_process", s, of_last_error(ctx_));
+            return false;
+        }
     }
     unpack(packed, uv);
     std::sort(ms.begin(), ms.end());

@@ -37,11 +37,15 @@ public:
 
     /// Runs of_process `repeat` times on one frame pair (each `stride` bytes per row) into
     /// uv (2 * width * height floats, interleaved) and the validity mask `valid` (width * height
-    /// bytes, of_flow.valid as OF_VALID_MASK_U8: 255 valid, 0 where the algorithm rejects the
-    /// pixel); *median_ms is the median wall time. With --flow-format f16 or s10.5 the library
-    /// writes that format and uv holds its elements converted back to float (exactly).
+    /// bytes, of_flow.valid as OF_VALID_MASK_U8: 255 where the confidence is at least
+    /// config.min_confidence, else 0); *median_ms is the median wall time. With --flow-format f16
+    /// or s10.5 the library writes that format and uv holds its elements converted back to float
+    /// (exactly). confidence (may be null): one more, untimed, of_process of the same pair with
+    /// of_flow.valid as OF_VALID_CONFIDENCE_F32 fills it (width * height floats, row-major, top row
+    /// first): of_flow has one validity plane, so the mask and the confidence take a call each.
     bool process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
-                 std::vector<float>* uv, std::vector<unsigned char>* valid, double* median_ms, std::string* err);
+                 std::vector<float>* uv, std::vector<unsigned char>* valid, std::vector<float>* confidence,
+                 double* median_ms, std::string* err);
 
     /// One frame of a stream (of_push_frame): *pending true for the stream's first frame (no
     /// flow), else the flow in uv (interleaved) and the validity mask in valid as process();

@@ -46,7 +46,8 @@ set(FLAGS
   "median_size|--median|3|3|"
   "min_texture|--min-texture|7|7|"
   "iteration_growth|--growth|1.5|1.5|"
-  "warm_start|--warm-start|on|ON|")
+  "warm_start|--warm-start|on|ON|"
+  "min_confidence|--min-confidence|0.25|0.25|")
 # Fields without a flag, and why (samples/cli/args.hpp says the same).
 set(NOT_CLI
   "struct_size: set by of_config_init"

@@ -1,4 +1,5 @@
-// oflow-cli's file formats and metrics: .flo round trip and rejection, PNG and PGM/PPM
+// oflow-cli's file formats and metrics: .flo round trip and rejection, the PFM writer's exact
+// bytes (--confidence), PNG and PGM/PPM
 // decoding (all colour types, depths, interlacing; corrupt and truncated input), the
 // Middlebury colour wheel, and EPE/AAE on hand-computed values. Files go to the working
 // directory (the test's binary dir).
@@ -9,6 +10,7 @@
 #include "flow_color.hpp"
 #include "flow_metrics.hpp"
 #include "image_io.hpp"
+#include "pfm_io.hpp"
 
 #include <png.h>
 
@@ -201,6 +203,42 @@ void test_flo() {
     CHECK(err.find("cli_io_does_not_exist.flo") != std::string::npos);
     CHECK(!write_flo("/nonexistent-dir/x.flo", w, h, uv.data(), &err));
     CHECK(err.find("/nonexistent-dir/x.flo") != std::string::npos);
+}
+
+// ---- PFM (--confidence) --------------------------------------------------------------------
+
+// A 3x2 plane in a stride of 4 floats: the exact bytes, header "Pf\n3 2\n-1.0\n", then the
+// bottom row, then the top row, each float little-endian (built here from the bits, not by
+// memcpy, so the test holds on any host).
+void test_pfm() {
+    const float plane[8] = {0.0f, 0.25f, 1.0f, -7.0f /* padding */, 0.5f, 0.125f, 0.75f, -7.0f};
+    const std::vector<unsigned char> b = encode_pfm(3, 2, plane, 4);
+    const char header[] = "Pf\n3 2\n-1.0\n";
+    const std::size_t hn = sizeof header - 1;
+    CHECK(hn == 12 && b.size() == hn + 3 * 2 * 4);
+    CHECK(b.size() >= hn && std::memcmp(b.data(), header, hn) == 0);
+    const float order[6] = {0.5f, 0.125f, 0.75f, 0.0f, 0.25f, 1.0f}; // bottom row first
+    for (int i = 0; i < 6 && b.size() == hn + 24; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, &order[i], 4);
+        const unsigned char* p = b.data() + hn + 4 * i;
+        CHECK_MSG(p[0] == (bits & 0xffu) && p[1] == ((bits >> 8) & 0xffu) && p[2] == ((bits >> 16) & 0xffu) &&
+                      p[3] == (bits >> 24),
+                  "value %d is not %g little-endian", i, static_cast<double>(order[i]));
+    }
+    // 0.5f is 0x3f000000: its bytes 00 00 00 3f, whatever the host.
+    CHECK(b.size() == hn + 24 && b[hn] == 0 && b[hn + 1] == 0 && b[hn + 2] == 0 && b[hn + 3] == 0x3f);
+    // Wider sides: the header grows with the digits.
+    std::vector<float> big(static_cast<std::size_t>(1234) * 10, 0.5f);
+    const std::vector<unsigned char> bb = encode_pfm(1234, 10, big.data(), 1234);
+    CHECK(bb.size() == 16 + 1234 * 10 * 4 && std::memcmp(bb.data(), "Pf\n1234 10\n-1.0\n", 16) == 0);
+
+    std::string err;
+    CHECK(write_pfm("cli_io.pfm", 3, 2, plane, 4, &err));
+    std::vector<unsigned char> file;
+    CHECK(read_file("cli_io.pfm", &file, &err) && file == b);
+    CHECK(!write_pfm("/nonexistent-dir/x.pfm", 3, 2, plane, 4, &err));
+    CHECK(err.find("/nonexistent-dir/x.pfm") != std::string::npos);
 }
 
 // ---- PNG ----------------------------------------------------------------------------------
@@ -502,6 +540,7 @@ void test_metrics() {
 
 int main() {
     test_flo();
+    test_pfm();
     test_png_roundtrip();
     test_png_layouts();
     test_png_corrupt();
