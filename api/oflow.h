@@ -374,9 +374,10 @@ typedef struct of_image {
  *     levels' estimate, zero when no level was valid there), whatever min_confidence says.
  *  Cost: computed only when of_flow.valid is asked for (one pass over the frame on top of the
  *  solve: docs/performance.md); under a robust mode other than OF_ROBUST_PICK, whose judge
- *  images it reuses, both frames are normalised once more. Memory: two frame-sized F32 planes
- *  (the judge images, already there under OF_ROBUST_PICK), and on CUDA one more for the
- *  confidence and a pinned one for host output. */
+ *  images it reuses, both frames are normalised once more. Memory: the CPU paths plan the two
+ *  judge images (frame-sized F32 host planes) under every robust mode; the CUDA path works in
+ *  device planes that are free after the solve and adds a pinned frame-sized F32 plane for host
+ *  output. */
 typedef enum of_valid_format {
     OF_VALID_NONE = 0,           /**< no validity plane */
     OF_VALID_MASK_U8 = 1,        /**< uint8_t per pixel: 255 valid (confidence >= config.min_confidence), 0 invalid */

@@ -6,12 +6,14 @@
 //  - host or mapped output: one cudaStreamSynchronize at the end; host output is then copied
 //    from the staging region to the caller (so nothing is written on error). The iteration
 //    count is exact (the stop slots come back with the flow).
-//  - the validity plane (of_flow.valid): TV-L1, HS and CLG have no rejection rule, so it is all
-//    valid: written by the host after the wait for host output, by the stream (cudaMemset2DAsync
-//    for the mask, k_fill_rows for the confidence FLT_MAX) for device and mapped output. LK's
-//    comes from its level-0 confidence plane (AlgoOps::confidence): host output downloads it
-//    into the pinned staging before the one wait and writes the mask or the confidence from
-//    there after it; device and mapped output get it from k_write_validity on the stream.
+//  - the validity plane (of_flow.valid, core/confidence.hpp): the residual confidence of the
+//    final flow, computed only when asked for, on the stream after the solve (residual_confidence:
+//    under a robust mode other than pick both frames are converted and normalised again from
+//    src[], then k_confidence, which combines it with LK's own lambda plane, AlgoOps::confidence)
+//    into a plane the solve left free (conf_planes: half of the flow plane it did not end in). Host
+//    output downloads the plane into the pinned staging (stage_valid) before the one wait and
+//    writes the mask or the confidence from there after it; device and mapped output get it
+//    from k_write_validity on the stream. No wait and no allocation of its own.
 //  - device output: none; the flow is complete when the stream reaches that point, and the
 //    iteration count is the scheduled one (exact when epsilon == 0).
 //  - F32 frames in device memory: one wait after the finiteness check kernel.
@@ -22,10 +24,10 @@
 #include "cuda/hs_cuda.cuh"
 #include "cuda/lk_cuda.cuh"
 
+#include "core/confidence.hpp"
 #include "core/ref/kernels_ref.hpp"
 #include "core/schedule.hpp"
 
-#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -59,6 +61,7 @@ void all_kernels(KernelList* l) {
     list_robust_kernels(l);
     list_warm_kernels(l);
     list_pick_kernels(l);
+    list_confidence_kernels(l);
     list_hs_stage_kernels(l);
     list_hs_jacobi_kernels(l);
     list_hs_multi_kernels(l);
@@ -376,27 +379,23 @@ of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* ne
 
 namespace {
 
-// The validity plane of host output, after the wait, with the flow: from conf (the level-0
-// confidence, packed rows of out.width floats: valid where >= min_conf), or with conf nullptr
-// every pixel valid (mask 255, confidence FLT_MAX).
-void fill_valid_host(const of_flow& out, const float* conf, float min_conf) {
+// The validity plane of host output, after the wait, with the flow, from `plane` (the level-0
+// confidence, packed rows of out.width floats) by write_validity's rule (core/flow_driver.cpp),
+// as k_write_validity does on the device: the mask confidence_mask(c, min_conf) or c.
+void fill_valid_host(const of_flow& out, const float* plane, float min_conf) {
     if (out.valid_format == OF_VALID_NONE) return;
     unsigned char* base = static_cast<unsigned char*>(out.valid);
+    const bool mask = out.valid_format == OF_VALID_MASK_U8;
     for (uint32_t y = 0; y < out.height; ++y) {
         unsigned char* row = base + static_cast<std::size_t>(y) * out.valid_stride;
-        const float* k = conf ? conf + static_cast<std::size_t>(y) * out.width : nullptr;
-        if (out.valid_format == OF_VALID_MASK_U8) {
-            if (!k) {
-                std::memset(row, 255, out.width);
-                continue;
-            }
-            for (uint32_t x = 0; x < out.width; ++x) row[x] = k[x] >= min_conf ? 255 : 0;
-        } else {
-            float* c = reinterpret_cast<float*>(row);
-            if (k)
-                std::memcpy(c, k, sizeof(float) * out.width);
+        const float* k = plane + static_cast<std::size_t>(y) * out.width;
+        float* c = reinterpret_cast<float*>(row);
+        for (uint32_t x = 0; x < out.width; ++x) {
+            const float v = k[x];
+            if (mask)
+                row[x] = confidence_mask(v, min_conf);
             else
-                for (uint32_t x = 0; x < out.width; ++x) c[x] = FLT_MAX;
+                c[x] = v;
         }
     }
 }
@@ -577,11 +576,21 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     if (warm_here) *warm_taken = 2;
     const DPlane<float2> u = st->plane<float2>(l.u[info.ucur], info.dims[0]);
     const std::size_t row8 = static_cast<std::size_t>(w) * 8;
-    // The level-0 confidence of an algorithm with a rejection rule (LK), else nullptr.
-    float min_conf = 0.0f;
-    const float* conf_dev = st->ops->confidence ? st->ops->confidence(*st, &min_conf) : nullptr;
-    const DPlane<const float> conf{conf_dev, w, h, static_cast<int>(info.dims[0].pitch)};
+    // The validity output's level-0 confidence plane (core/confidence.hpp), when asked for: the
+    // residual confidence of the final flow, enqueued here after the solve and before the
+    // output, combined with the algorithm's own plane where it has one (LK's lambda; half: the
+    // value that maps to 0.5).
     const bool want_valid = out.valid_format != OF_VALID_NONE;
+    const float min_conf = st->cfg.min_confidence;
+    DPlane<float> plane{nullptr, w, h, static_cast<int>(info.dims[0].pitch)};
+    if (want_valid) {
+        float half = 0.0f;
+        const float* own = st->ops->confidence ? st->ops->confidence(*st, &half) : nullptr;
+        r = residual_confidence(*st, src, info.dims[0], info.ucur, DPlane<const float>{own, w, h, plane.pitch}, half, &plane,
+                                err);
+        if (r != OF_OK) return r;
+    }
+    const DPlane<const float> conf{plane.p, w, h, plane.pitch};
     *levels = info.levels;
     // Coarsest level solved: known to the host unless the device decided it (texture rule, no
     // split); then levels - 1 until the wait below brings the device's value back. With device
@@ -683,21 +692,13 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
                                             static_cast<float*>(const_cast<void*>(dv)), out.stride, s),
                         "flow output launch");
         }
-        if (want_valid && conf_dev) {
-            OF_CUDA_TRY(launch_write_validity(conf, min_conf, out.valid_format == OF_VALID_MASK_U8,
-                                              const_cast<void*>(dvalid), out.valid_stride, s),
+        if (want_valid)
+            OF_CUDA_TRY(launch_write_validity(conf, min_conf, out.valid_format == OF_VALID_MASK_U8, const_cast<void*>(dvalid),
+                                              out.valid_stride, s),
                         "validity launch");
-        } else if (out.valid_format == OF_VALID_MASK_U8) {
-            OF_CUDA_TRY(cudaMemset2DAsync(const_cast<void*>(dvalid), out.valid_stride, 255, static_cast<std::size_t>(w),
-                                          static_cast<std::size_t>(h), s),
-                        "validity mask fill");
-        } else if (out.valid_format == OF_VALID_CONFIDENCE_F32) {
-            OF_CUDA_TRY(launch_fill_rows(static_cast<float*>(const_cast<void*>(dvalid)), out.valid_stride, w, h, FLT_MAX, s),
-                        "validity confidence launch");
-        }
         if (out.memory == OF_MEMORY_CUDA_DEVICE) return OF_OK; // complete when the stream gets there
     }
-    const bool valid_host = out.memory == OF_MEMORY_HOST && want_valid && conf_dev;
+    const bool valid_host = out.memory == OF_MEMORY_HOST && want_valid;
     if (valid_host)
         OF_CUDA_TRY(cudaMemcpy2DAsync(st->pinned + l.stage_valid, static_cast<std::size_t>(w) * 4, conf.p,
                                       static_cast<std::size_t>(conf.pitch) * 4, static_cast<std::size_t>(w) * 4,
@@ -765,9 +766,7 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     }
     *iterations = ran + info.cpu_iterations;
 
-    if (out.memory == OF_MEMORY_HOST) {
-        fill_valid_host(out, valid_host ? reinterpret_cast<const float*>(st->pinned + l.stage_valid) : nullptr, min_conf);
-    }
+    if (valid_host) fill_valid_host(out, reinterpret_cast<const float*>(st->pinned + l.stage_valid), min_conf);
     return OF_OK;
 }
 

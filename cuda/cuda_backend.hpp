@@ -122,8 +122,9 @@ of_status hs_create(void* state_slot, void* pinned_slot, const of_config& cfg, c
 
 /// Lucas-Kanade (config.algorithm OF_ALGO_LK): plan() and create() of its CUDA path (lk_cuda.cuh),
 /// with the same contracts; process() and destroy() are shared, and so is resolve_tuning's
-/// contract (lk_resolve_tuning, cuda_layout.hpp). process() writes the validity plane from the
-/// level-0 confidence (its rejection rule) with the waits above: none more.
+/// contract (lk_resolve_tuning, cuda_layout.hpp). process() writes the validity plane (the
+/// residual confidence combined with its rejection rule, core/confidence.hpp) with the waits
+/// above: none more.
 of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
 of_status lk_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
                     const CpuLevels& cpu, const ErrorSink& err, State** out);

@@ -454,17 +454,28 @@ of_status bench_prepare(State* stp, const float* i0, const float* i1, int w, int
     return OF_OK;
 }
 
-of_status bench_iterations(State* stp, int iterations, int runs, float* ms, const ErrorSink& err) {
-    if (!stp || stp->bench_w == 0) return err.fail(OF_ERR_INTERNAL, "hooks: bench_iterations before bench_prepare");
-    State& st = *stp;
-    const LevelDims d = dims_of(st.bench_w, st.bench_h);
-    cudaEvent_t ev[2];
+namespace {
+
+// The two timing events of a bench hook; on failure none is left created.
+of_status create_event_pair(cudaEvent_t ev[2], const ErrorSink& err) {
     OF_CUDA_TRY(cudaEventCreate(&ev[0]), "bench event");
     const cudaError_t e1 = cudaEventCreate(&ev[1]);
     if (e1 != cudaSuccess) {
         (void)cudaEventDestroy(ev[0]);
         return device_fail(err, "bench event", e1);
     }
+    return OF_OK;
+}
+
+} // namespace
+
+of_status bench_iterations(State* stp, int iterations, int runs, float* ms, const ErrorSink& err) {
+    if (!stp || stp->bench_w == 0) return err.fail(OF_ERR_INTERNAL, "hooks: bench_iterations before bench_prepare");
+    State& st = *stp;
+    const LevelDims d = dims_of(st.bench_w, st.bench_h);
+    cudaEvent_t ev[2];
+    const of_status evs = create_event_pair(ev, err);
+    if (evs != OF_OK) return evs;
     of_status r = OF_OK;
     const bool lk = is_lk(st.cfg.algorithm);
     for (int k = 0; k < runs && r == OF_OK; ++k) {
@@ -489,6 +500,37 @@ of_status bench_iterations(State* stp, int iterations, int runs, float* ms, cons
         if (e == cudaSuccess) e = cudaEventSynchronize(ev[1]);
         if (e == cudaSuccess) e = cudaEventElapsedTime(&ms[k], ev[0], ev[1]);
         if (e != cudaSuccess) r = device_fail(err, "bench timing", e);
+    }
+    (void)cudaEventDestroy(ev[0]);
+    (void)cudaEventDestroy(ev[1]);
+    return r;
+}
+
+of_status bench_confidence(State* stp, int w, int h, int launches, int runs, float* ms, const ErrorSink& err) {
+    if (!stp) return err.fail(OF_ERR_INTERNAL, "hooks: bench_confidence without a state");
+    State& st = *stp;
+    if (w < 1 || h < 1 || w > static_cast<int>(st.cfg.max_width) || h > static_cast<int>(st.cfg.max_height))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: bench_confidence %dx%d outside the context", w, h);
+    const LevelDims d = dims_of(w, h);
+    const int ucur = st.graph ? st.graph_ucur : 0;
+    const ConfPlanes c = conf_planes(st, d, ucur);
+    const DPlane<float> n0 = c.n0, n1 = c.n1, out = c.conf;
+    const DPlane<float2> u = st.plane<float2>(st.lay.u[ucur], d);
+    float half = 0.0f;
+    const float* own = st.ops->confidence ? st.ops->confidence(st, &half) : nullptr; // LK's lambda plane
+    cudaEvent_t ev[2];
+    const of_status evs = create_event_pair(ev, err);
+    if (evs != OF_OK) return evs;
+    of_status r = OF_OK;
+    for (int k = 0; k < runs && r == OF_OK; ++k) {
+        cudaError_t e = cudaEventRecord(ev[0], st.stream);
+        for (int i = 0; i < launches && e == cudaSuccess; ++i)
+            e = launch_confidence({n0.p, n0.w, n0.h, n0.pitch}, {n1.p, n1.w, n1.h, n1.pitch}, {u.p, u.w, u.h, u.pitch},
+                                  {own, d.w, d.h, static_cast<int>(d.pitch)}, half, out, st.stream);
+        if (e == cudaSuccess) e = cudaEventRecord(ev[1], st.stream);
+        if (e == cudaSuccess) e = cudaEventSynchronize(ev[1]);
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms[k], ev[0], ev[1]);
+        if (e != cudaSuccess) r = device_fail(err, "bench confidence timing", e);
     }
     (void)cudaEventDestroy(ev[0]);
     (void)cudaEventDestroy(ev[1]);

@@ -84,6 +84,12 @@ of_status bench_prepare(State* st, const float* i0, const float* i1, int w, int 
 /// prepared level (u and p carry over from run to run).
 of_status bench_iterations(State* st, int iterations, int runs, float* ms, const ErrorSink& err);
 
+/// The residual confidence's kernel alone (launch_confidence, cuda/confidence_cuda.cu) on the
+/// planes a frame of w x h left (cuda_state.cuh conf_planes, with the flow in u[graph_ucur], or
+/// u[0] without a graph; the values only move the bilinear reads), `runs` timings (CUDA events,
+/// ms), `launches` launches each (LK: combined with its lambda plane, as frames do).
+of_status bench_confidence(State* st, int w, int h, int launches, int runs, float* ms, const ErrorSink& err);
+
 /// Traffic and arithmetic of one inner iteration per pixel for the context's variant, averaged
 /// over `iterations` iterations split into launches as cuda_frame.cu splits them.
 struct Model {

@@ -194,17 +194,27 @@ of_status shade(State& st, const LevelDims& d0, const ErrorSink& err) {
     return OF_OK;
 }
 
+// The local normalisation's scratch planes before the levels (robust_scratch(0..2)), size d.
+struct Robust3 {
+    DPlane<float> p[3];
+};
+Robust3 robust3(const State& st, const LevelDims& d) {
+    return {{st.robust_scratch(0, d), st.robust_scratch(1, d), st.robust_scratch(2, d)}};
+}
+
 // Local contrast normalisation (core/robust.hpp, core/flow_driver.cpp normalize_level) of img
-// (level dims d), in place: mean = G*I, var = G*(I - mean)^2,
-// I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: robust_scratch(0..2)
-// (DevLayout::robust), free until the first level's warp. P: float, or __half for a level of
-// an F16 pyramid (the statistics stay F32).
+// in place: mean = G*I, var = G*(I - mean)^2,
+// I = mid + gain (I - mean) / (sqrt(max(var, 0)) + floor). Scratch: 3 F32 planes of img's size,
+// mean, sq and var: before the levels robust_scratch(0..2) (robust3: DevLayout::robust, free
+// until the first level's warp), after the solve conf_planes' scratch (free then; robust
+// overlaps u[1] for TV-L1, which may hold the flow). P: float, or __half for a level of an F16
+// pyramid (the statistics stay F32).
 // m: null for kRobustFloor, else the pair's match on the device (level_norm_floor(*m, frame)).
 template <class P>
-of_status normalize_plane(State& st, DPlane<P> img, const LevelDims& d, const ExposureMatch* m, int frame,
+of_status normalize_plane(State& st, DPlane<P> img, const ExposureMatch* m, int frame, const DPlane<float>* scratch,
                           const ErrorSink& err) {
     const cudaStream_t s = st.stream;
-    const DPlane<float> mean = st.robust_scratch(0, d), sq = st.robust_scratch(1, d), var = st.robust_scratch(2, d);
+    const DPlane<float> mean = scratch[0], sq = scratch[1], var = scratch[2];
     const DPlane<const P> cimg{img.p, img.w, img.h, img.pitch};
     const DPlane<const float> cmean{mean.p, mean.w, mean.h, mean.pitch};
     OF_CUDA_TRY(launch_blur(cimg, mean, st.robust_blur, s), "blur launch");
@@ -219,7 +229,7 @@ of_status normalize_plane(State& st, DPlane<P> img, const LevelDims& d, const Ex
 // OF_ROBUST_LOCAL_NORM: the converted frame, before its presmooth.
 of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
     if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
-    return normalize_plane(st, convert_target(st, frame, d0), d0, nullptr, frame, err);
+    return normalize_plane(st, convert_target(st, frame, d0), nullptr, frame, robust3(st, d0).p, err);
 }
 
 // OF_ROBUST_LEVEL_NORM: every level of a built pyramid at its own scale (core/flow_driver.cpp
@@ -231,8 +241,9 @@ of_status normalize_levels(State& st, int frame, const LevelDims* dims, int leve
                            const ErrorSink& err) {
     if (st.cfg.robust != OF_ROBUST_LEVEL_NORM) return OF_OK;
     for (int l = 0; l < levels; ++l) {
-        const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, l, dims[l]), dims[l], m, frame, err)
-                                          : normalize_plane(st, st.pyr(frame, l, dims[l]), dims[l], m, frame, err);
+        const Robust3 sc = robust3(st, dims[l]);
+        const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, l, dims[l]), m, frame, sc.p, err)
+                                          : normalize_plane(st, st.pyr(frame, l, dims[l]), m, frame, sc.p, err);
         if (r != OF_OK) return r;
     }
     return OF_OK;
@@ -506,11 +517,11 @@ of_status solve_pick(State& st, const ErrorSink& err, SolveInfo* info) {
     for (int f = 0; f < 2 && r == OF_OK; ++f) {
         r = copy_plane(st, target[f], lay.pick_frame[f], d0, 4, err);
         if (r == OF_OK) r = copy_plane(st, target[f], lay.pick_judge[f], d0, 4, err);
-        if (r == OF_OK) r = normalize_plane(st, st.plane<float>(lay.pick_judge[f], d0), d0, nullptr, f, err);
+        if (r == OF_OK) r = normalize_plane(st, st.plane<float>(lay.pick_judge[f], d0), nullptr, f, robust3(st, d0).p, err);
     }
     if (r != OF_OK) return r;
-    float min_conf = 0.0f;
-    float* conf = st.ops->confidence ? const_cast<float*>(st.ops->confidence(st, &min_conf)) : nullptr;
+    float half = 0.0f; // unused here: the kept candidate's raw plane is copied as it is
+    float* conf = st.ops->confidence ? const_cast<float*>(st.ops->confidence(st, &half)) : nullptr;
     const DPlane<float> conf_plane{conf, d0.w, d0.h, static_cast<int>(d0.pitch)};
     const DPlane<float> keep_conf = conf ? st.plane<float>(lay.pick_conf, d0) : DPlane<float>{nullptr, d0.w, d0.h, 0};
     const DPlane<float2> keep = st.plane<float2>(lay.pick_u, d0);
@@ -552,6 +563,45 @@ of_status solve_pick(State& st, const ErrorSink& err, SolveInfo* info) {
     info->ucur = ucur;
     return OF_OK;
 }
+
+} // namespace
+
+ConfPlanes conf_planes(const State& st, const LevelDims& d0, int ucur) {
+    const DevLayout& lay = st.lay;
+    const std::size_t other = lay.u[ucur ^ 1]; // 2 F32 planes: the float2 slot's bytes
+    ConfPlanes c;
+    c.conf = st.f32_plane(other, 0, d0);
+    const bool pick = st.cfg.robust == OF_ROBUST_PICK;
+    c.n0 = pick ? st.plane<float>(lay.pick_judge[0], d0) : st.f32_plane(lay.conf_work, 0, d0);
+    c.n1 = pick ? st.plane<float>(lay.pick_judge[1], d0) : st.f32_plane(lay.conf_work, 1, d0);
+    c.scratch[0] = st.f32_plane(other, 1, d0);
+    c.scratch[1] = st.f32_plane(lay.conf_work, 2, d0);
+    c.scratch[2] = st.f32_plane(lay.conf_work, 3, d0);
+    return c;
+}
+
+of_status residual_confidence(State& st, const Src* src, const LevelDims& d0, int ucur, DPlane<const float> own, float half,
+                              DPlane<float>* out, const ErrorSink& err) {
+    const ConfPlanes c = conf_planes(st, d0, ucur);
+    if (st.cfg.robust != OF_ROBUST_PICK) {
+        // Both frames as the CPU path converts them (core/flow_driver.cpp residual_confidence_cpu):
+        // from the sources, not from the pyramids' planes, which the robust mode, the presmooth
+        // and the level blurs changed. kRobustFloor: no exposure match (m null).
+        const DPlane<float> n[2] = {c.n0, c.n1};
+        for (int f = 0; f < 2; ++f) {
+            OF_CUDA_TRY(launch_convert(src[f].p, src[f].stride, st.cfg.format, n[f], st.stream), "convert launch");
+            const of_status r = normalize_plane(st, n[f], nullptr, f, c.scratch, err);
+            if (r != OF_OK) return r;
+        }
+    }
+    OF_CUDA_TRY(launch_confidence(as_const(c.n0), as_const(c.n1), as_const(st.plane<float2>(st.lay.u[ucur], d0)), own, half,
+                                  c.conf, st.stream),
+                "confidence launch");
+    *out = c.conf;
+    return OF_OK;
+}
+
+namespace {
 
 // Everything of a frame after the two conversions: pyramids, coarse-to-fine warps and
 // iterations, once, or once per candidate under OF_ROBUST_PICK. Depends only on the frame size,

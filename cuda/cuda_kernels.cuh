@@ -43,14 +43,21 @@ cudaError_t launch_upsample_flow(DPlane<const float2> src, DPlane<float2> dst, f
 /// (u1, u2) pairs -> two planes `stride` bytes per row (device or mapped memory).
 cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, std::size_t stride,
                                 cudaStream_t s);
-/// Every float of a w x h plane, rows `stride` bytes apart (device or mapped memory), := value
-/// (the validity output's confidence FLT_MAX: not a repeated byte, so no cudaMemset).
-cudaError_t launch_fill_rows(float* dst, std::size_t stride, int w, int h, float value, cudaStream_t s);
-/// The validity plane of an algorithm with a rejection rule from its confidence plane conf (the
-/// plane's size): mask (uint8 255 where conf >= min_conf, else 0) or the confidence floats, rows
-/// `stride` bytes apart (device or mapped memory).
-cudaError_t launch_write_validity(DPlane<const float> conf, float min_conf, bool mask, void* dst, std::size_t stride,
+/// The validity plane (of_flow.valid, core/confidence.hpp) from the level-0 confidence plane
+/// (its size; launch_confidence's out): the mask (uint8 confidence_mask(c, min_conf): 255 where
+/// c >= min_conf, else 0) or the confidence c itself, rows `stride` bytes apart (device or
+/// mapped memory). core/flow_driver.cpp write_validity's rule.
+cudaError_t launch_write_validity(DPlane<const float> plane, float min_conf, bool mask, void* dst, std::size_t stride,
                                   cudaStream_t s);
+
+// ---- confidence_cuda.cu -------------------------------------------------------------------
+/// The residual confidence (core/confidence.hpp, core/ref/confidence_ref.cpp) of the level-0
+/// flow u into out, from n0, n1 (both frames normalised as OF_ROBUST_LOCAL_NORM): one tiled
+/// kernel, 32 x 8 outputs per block with the 2-pixel halo in shared memory. With own.p not null
+/// (LK: its raw lambda plane) each confidence is then combined_confidence(c, plane_confidence(own,
+/// half)). Every plane of out's size; out must not overlap the others.
+cudaError_t launch_confidence(DPlane<const float> n0, DPlane<const float> n1, DPlane<const float2> u, DPlane<const float> own,
+                              float half, DPlane<float> out, cudaStream_t s);
 
 // ---- flow_format_cuda.cu ------------------------------------------------------------------
 /// (u1, u2) pairs -> 16-bit elements of fmt (OF_FLOW_FORMAT_F16 or OF_FLOW_FORMAT_S10_5; F32 is
@@ -230,6 +237,7 @@ void list_multi_f16x2_kernels(KernelList* l);
 void list_robust_kernels(KernelList* l);
 void list_warm_kernels(KernelList* l);
 void list_pick_kernels(KernelList* l);
+void list_confidence_kernels(KernelList* l);
 
 } // namespace cuda
 } // namespace oflow

@@ -391,6 +391,26 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->pick_u = c.take(pick ? f2 : 0);
     l->pick_conf = c.take(pick && lk ? f32 : 0);
     l->pick_stop = c.take(pick_stop);
+    // The residual confidence's work planes (cuda_frame.cu conf_planes), carved nowhere: after
+    // the solve every work plane but the flow's u[ucur] is free. TV-L1: kConfWorkPlanes F32
+    // planes from px[0] on: the duals, g, rc and gr are per level or per warp and nothing reads
+    // them after the last level; px[0] .. work_end is at least 4 F32 planes (F16 GLOBAL: px, py,
+    // g, rc, one each) and lies after u[0] and u[1], so it holds neither flow plane. HS/CLG:
+    // hs_deriv (float4: 4 F32 planes), the last warp's derivatives, read by nothing after it
+    // (the flow is in u, the increments in hs_du). LK: lk_box (4 F32 planes of per-level box
+    // sums; the lambda plane lk_conf the confidence combines with is a slot of its own). No device
+    // memory more: the 1080p F16 target.
+    l->conf_work = 0;
+    if (tvl1) {
+        std::size_t four = 0;
+        if (!mul(f32, kConfWorkPlanes, &four)) return OF_ERR_OVERFLOW;
+        l->conf_work = l->px[0];
+        if (l->conf_work < l->u[1] + f2 || l->conf_work + four > l->work_end) return OF_ERR_INTERNAL;
+    } else if (hs) {
+        l->conf_work = l->hs_deriv; // f4 = kConfWorkPlanes F32 planes
+    } else {
+        l->conf_work = l->lk_box; // LK: the box sums, per level (4 F32 planes); its lk_conf is kept
+    }
     if (!c.end(&l->device_bytes)) return OF_ERR_OVERFLOW;
 
     Carver s;
@@ -400,8 +420,8 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->stage_flow = 0; // the flow comes back after the frames went up: same bytes
     s.off = frames_end > flow ? frames_end : flow;
     l->stage_ctrl = s.take((kStopSlots + 3) * sizeof(int));
-    std::size_t valid = 0;
-    if (lk && !mul(w0 * h0, 4, &valid)) return OF_ERR_OVERFLOW;
+    std::size_t valid = 0; // every algorithm: LK's lk_conf or the residual confidence conf
+    if (!mul(w0 * h0, 4, &valid)) return OF_ERR_OVERFLOW;
     l->stage_valid = s.take(valid);
     l->stage_pick = s.take(pick ? pick_stop + sizeof(int) : 0);
     if (!s.end(&l->pinned_bytes)) return OF_ERR_OVERFLOW;
@@ -435,7 +455,8 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
                          : "2 F32 planes: the converted frames, then the level blurs, then the host output",
          l.scratch, !tvl1, tvl1 ? plane0 * 8 : 0},
         {"u[0]", "float2 flow (u1, u2), ping-pong (the solve)", l.u[0], true, 0},
-        {"u[1]", "float2 flow, the other half of the ping-pong", l.u[1], true, 0},
+        {"u[1]", "float2 flow, the other half; after the solve, the one without the flow: the confidence (when asked)",
+         l.u[1], true, 0},
         {"px[0]", "dual pair (p11, p21) (per level)", l.px[0], true, 0},
         {"py[0]", "dual pair (p12, p22) (per level)", l.py[0], true, 0},
         {"px[1]", "dual pair, ping-pong", pingpong ? l.px[1] : 0, pingpong, 0},
@@ -448,7 +469,8 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"out_scratch", "2 F32 planes: the host output's packed rows (after the solve); reuses px[0] onwards",
          tvl1 ? l.out_scratch : 0, false, tvl1 ? plane0 * 8 : 0},
         {"hs_i1w", "HS/CLG: F32 frame 1 warped (per warp)", l.hs_i1w, true, 0},
-        {"hs_deriv", "HS/CLG: float4 (Ix, Iy, It) (per warp); the local normalisation's scratch before", l.hs_deriv, true, 0},
+        {"hs_deriv", "HS/CLG: float4 (Ix, Iy, It) (per warp); the local normalisation's before, the confidence's work after",
+         l.hs_deriv, true, 0},
         {"hs_tensor", "CLG: the smoothed tensor's channels (per warp)", l.hs_tensor, true, 0},
         {"hs_coef[0]", "HS/CLG: coefficient pairs, diagonal (per warp)", l.hs_coef[0], true, 0},
         {"hs_coef[1]", "HS/CLG: coefficient pairs, off-diagonal (per warp)", l.hs_coef[1], true, 0},
@@ -456,20 +478,26 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"hs_du[0]", "HS/CLG: increment (du, dv), ping-pong", l.hs_du[0], true, 0},
         {"hs_du[1]", "HS/CLG: increment, the other half of the ping-pong", l.hs_du[1], true, 0},
         {"lk_g", "LK: frame 0's gradient pairs (per level)", l.lk_g, true, 0},
-        {"lk_box", "LK: 4 F32 planes of box sums (per level); the local normalisation's scratch before", l.lk_box, true, 0},
+        {"lk_box", "LK: 4 F32 planes of box sums (per level); the local normalisation's before, the confidence's work after",
+         l.lk_box, true, 0},
         {"lk_tensor", "LK: 3 F32 planes, the tensor or -G^-1 (per level)", l.lk_tensor, true, 0},
-        {"lk_conf", "LK: F32 confidence (per level; level 0's is the validity output)", l.lk_conf, true, 0},
+        {"lk_conf", "LK: F32 lambda, its own rule (per level; level 0's is combined into the validity output)", l.lk_conf, true, 0},
         {"lk_state", "LK: a byte per pixel, valid and stepping (per level)", l.lk_state, true, 0},
         {"ctrl", "control block: stop slots, exposure histograms and match, texture sums, warm-start sums", l.ctrl, true, 0},
         {"partials", "F32 per-block partial sums of the epsilon reduction", l.partials, true, 0},
         {"red_partials", "HS GLOBAL SOR: the red half-sweep's partial sums", l.red_partials, true, 0},
         {"pick_frame[0]", "robust pick: frame 0 as converted, where each candidate starts", l.pick_frame[0], true, 0},
         {"pick_frame[1]", "robust pick: frame 1 as converted", l.pick_frame[1], true, 0},
-        {"pick_judge[0]", "robust pick: frame 0 normalised as local-norm, the candidates' judge", l.pick_judge[0], true, 0},
-        {"pick_judge[1]", "robust pick: frame 1 normalised as local-norm", l.pick_judge[1], true, 0},
+        {"pick_judge[0]", "robust pick: frame 0 normalised as local-norm, the candidates' judge and the confidence's N0",
+         l.pick_judge[0], true, 0},
+        {"pick_judge[1]", "robust pick: frame 1 normalised as local-norm (the judge's and the confidence's N1)",
+         l.pick_judge[1], true, 0},
         {"pick_u", "robust pick: the kept candidate's float2 flow (level 0)", l.pick_u, true, 0},
         {"pick_conf", "robust pick, LK: the kept candidate's confidence (level 0)", l.pick_conf, true, 0},
         {"pick_stop", "robust pick: each candidate's stop slots and coarsest level", l.pick_stop, true, 0},
+        {"conf_work", "4 F32 planes after the solve: the residual confidence's N0, N1 and normalisation scratch; reuses "
+                      "px[0] onwards",
+         tvl1 ? l.conf_work : 0, false, tvl1 ? plane0 * 4 * kConfWorkPlanes : 0},
     };
     const int n = static_cast<int>(sizeof(slots) / sizeof(slots[0]));
     // A carved slot ends where the next carved slot with a larger offset begins (or at the end).
@@ -506,7 +534,8 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"stage_frame[1]", "pinned staging: the other frame; reuses stage_flow", l.stage_frame[1], l.raw_bytes},
         {"stage_ctrl", "pinned staging: the stop slots, the finiteness flag, the coarsest level, the warm choice", l.stage_ctrl,
          l.stage_valid - l.stage_ctrl},
-        {"stage_valid", "pinned staging: LK's level-0 confidence on its way down", l.stage_valid, l.stage_pick - l.stage_valid},
+        {"stage_valid", "pinned staging: the level-0 confidence (the validity output) on its way down", l.stage_valid,
+         l.stage_pick - l.stage_valid},
         {"stage_pick", "pinned staging, robust pick: each candidate's stop slots and coarsest level, the kept one",
          l.stage_pick, l.pinned_bytes - l.stage_pick},
     };

@@ -275,11 +275,19 @@ struct DevLayout {
     // frames as converted (each candidate starts from them), both frames normalised as
     // LOCAL_NORM (the judge), the kept flow (float2) and confidence (LK: F32), all level-0
     // planes; and per candidate its stop slots and coarsest level (kPickStopInts ints each).
+    // The residual confidence reuses the judge images under pick (cuda_frame.cu conf_planes).
     std::size_t pick_frame[2];
     std::size_t pick_judge[2];
     std::size_t pick_u;
     std::size_t pick_conf;
     std::size_t pick_stop;
+    // The residual confidence (core/confidence.hpp) of every algorithm, computed after the
+    // solve when a frame asks for of_flow.valid (cuda_frame.cu conf_planes, residual_confidence),
+    // carves nothing: it runs in 6 level-0 F32 planes the solve leaves free, the flow plane it
+    // does not end in (u[ucur ^ 1], 2 planes) and kConfWorkPlanes from conf_work on (not
+    // carved: TV-L1 px[0] onwards, make_layout checks the span ends by work_end; HS/CLG
+    // hs_deriv; LK lk_box).
+    std::size_t conf_work;
     std::size_t partial_count;
     std::size_t device_bytes;        // total
     // Pinned staging: both frames on the way in, then (reused) the flow on the way out as
@@ -288,11 +296,15 @@ struct DevLayout {
     std::size_t stage_flow;
     std::size_t stage_ctrl;          // kStopSlots + 3 ints: stop[], then nonfinite at index
                                      // kStageNonfinite, top at kStageTop, warm_taken at kStageWarm
-    std::size_t stage_valid;         // LK: the level-0 confidence on its way to a host validity plane
-                                     // (max_width x max_height floats, packed rows); 0 bytes otherwise
+    std::size_t stage_valid;         // the level-0 confidence plane (the validity output) on its way
+                                     // to a host validity plane (max_width x max_height floats, packed rows)
     std::size_t stage_pick;          // OF_ROBUST_PICK: pick_stop's ints, then Ctrl::pick_kept; else 0 bytes
     std::size_t pinned_bytes;
 };
+
+/// Level-0 F32 planes of DevLayout::conf_work (the residual confidence's N0, N1 and two planes
+/// of its normalisation's scratch).
+const int kConfWorkPlanes = 4;
 
 /// Whether a context's pyramids are F16 (DevLayout::pyr_elem 2): TV-L1 with F16 storage. Its
 /// warp, texture rule and warm start read them widened to F32; the CPU levels of a split frame

@@ -31,11 +31,14 @@ struct AlgoOps {
     /// The KernelList name prefix of the iteration kernels the tuning selected, whose block
     /// create() checks against what they can launch.
     void (*iteration_kernels)(const State& st, char* prefix, std::size_t n);
-    /// The validity output (of_flow.valid): the device plane holding, after a frame, each pixel's
-    /// level-0 confidence (the frame's level-0 size, pitch dev_pitch(width) floats), and in
-    /// *min_conf the smallest valid value; nullptr (the member or its result): every pixel is
-    /// valid (Algorithm::confidence_plane -1).
-    const float* (*confidence)(const State& st, float* min_conf);
+    /// The validity output (of_flow.valid, core/confidence.hpp) is the residual confidence of
+    /// the final flow for every algorithm (residual_confidence below). An algorithm with a rule
+    /// of its own (LK) gives here the device plane holding, after a frame, each pixel's level-0
+    /// raw value v (the frame's level-0 size, pitch dev_pitch(width) floats) and in *half the
+    /// value that maps to 0.5 (plane_confidence(v, half); LK: config.lk.min_eigen), which the
+    /// confidence is combined with (combined_confidence). nullptr (the member): none
+    /// (Algorithm::confidence_plane -1).
+    const float* (*confidence)(const State& st, float* half);
 };
 extern const AlgoOps kTvl1Ops; // cuda_frame.cu
 extern const AlgoOps kHsOps;   // hs_frame.cu (HS and CLG)
@@ -102,9 +105,12 @@ struct State {
     /// F32 planes 0..2 of the local normalisation (mean, (I - mean)^2, variance) from
     /// DevLayout::robust on (at least 3 level-0 F32 planes), which nothing reads before a
     /// level's first stage.
-    DPlane<float> robust_scratch(int i, const LevelDims& d) const {
+    DPlane<float> robust_scratch(int i, const LevelDims& d) const { return f32_plane(lay.robust, i, d); }
+    /// F32 plane i of consecutive level-0 F32 planes from arena offset `base` on, as a plane of
+    /// size d.
+    DPlane<float> f32_plane(std::size_t base, int i, const LevelDims& d) const {
         const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h) * 4;
-        return plane<float>(lay.robust + static_cast<std::size_t>(i) * plane0, d);
+        return plane<float>(base + static_cast<std::size_t>(i) * plane0, d);
     }
     template <class T>
     DPlane<T> plane(std::size_t off, const LevelDims& d) const {
@@ -141,6 +147,29 @@ struct SolveInfo {
 /// level-0 flow in the u plane SolveInfo::ucur. Enqueues only: no allocation, no synchronisation.
 /// Frames of the maximum size replay the graph captured at create (one launch instead of ~50).
 of_status run_frame(State& st, Src a, Src b, int w, int h, const ErrorSink& err, SolveInfo* info);
+
+/// The planes of the residual confidence (core/confidence.hpp) of a frame of level-0 size d0
+/// whose flow is in u[ucur], all level-0 F32 planes the solve leaves free (none carved for it):
+/// conf (the result: the first half of u[ucur ^ 1], which the host output's out_scratch does
+/// not reach, so it lasts until the validity write or download), n0, n1 (both frames
+/// normalised: robust pick's judge images pick_judge, else DevLayout::conf_work planes 0, 1;
+/// LK's own plane lk_conf is none of them)
+/// and scratch[3] (the normalisation's mean, (I - mean)^2 and variance: the second half of
+/// u[ucur ^ 1] and conf_work planes 2, 3). None overlaps u[ucur] or another.
+struct ConfPlanes {
+    DPlane<float> conf, n0, n1;
+    DPlane<float> scratch[3];
+};
+ConfPlanes conf_planes(const State& st, const LevelDims& d0, int ucur);
+
+/// The residual confidence of the level-0 flow u[ucur] (frame size d0) into conf_planes' conf
+/// (*out), after run_frame: under OF_ROBUST_PICK from the judge images the solve made, else
+/// both frames converted again from src[0], src[1] (still intact: the upload slots raw[], or
+/// the caller's device frames, which the library only reads) and normalised as
+/// OF_ROBUST_LOCAL_NORM; then launch_confidence, combined with `own` (AlgoOps::confidence's
+/// plane and half; own.p null: none). Enqueues only: no allocation, no wait.
+of_status residual_confidence(State& st, const Src* src, const LevelDims& d0, int ucur, DPlane<const float> own, float half,
+                              DPlane<float>* out, const ErrorSink& err);
 
 /// Captures everything of a maximum-size frame after the input conversion as a CUDA graph
 /// (State::graph). Called once by create(), after the warm-up.

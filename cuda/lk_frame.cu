@@ -96,8 +96,9 @@ void lk_iteration_kernels(const State& st, char* prefix, std::size_t n) {
         std::snprintf(prefix, n, "lk_tile_%s", prec);
 }
 
-const float* lk_confidence(const State& st, float* min_conf) {
-    *min_conf = st.cfg.lk.min_eigen;
+// LK's raw confidence plane (level 0's lambda after a frame) and the lambda that maps to 0.5.
+const float* lk_confidence(const State& st, float* half) {
+    *half = st.cfg.lk.min_eigen;
     return reinterpret_cast<const float*>(st.arena + st.lay.lk_conf);
 }
 

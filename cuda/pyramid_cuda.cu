@@ -9,6 +9,7 @@
 #include "cuda/cuda_layout.hpp"
 #include "cuda/plane_launch.cuh"
 
+#include "core/confidence.hpp"
 #include "core/ref/kernels_ref.hpp" // kMaxF32Pixel
 
 namespace oflow {
@@ -161,23 +162,16 @@ __global__ void __launch_bounds__(kBX * kBY) k_write_planar(DPlane<const float2>
     reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(v) + off)[x] = f.y;
 }
 
-// Every pixel of a w x h float plane (rows `stride` bytes apart) := value.
-__global__ void __launch_bounds__(kBX * kBY) k_fill_rows(float* dst, std::size_t stride, int w, int h, float value) {
-    int x, y;
-    if (!plane_pixel(w, h, &x, &y)) return;
-    reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(dst) + static_cast<std::size_t>(y) * stride)[x] = value;
-}
-
-// The validity plane from a confidence plane (rows `stride` bytes apart): mask 255 where
-// conf >= min_conf, else 0, or the confidence itself (write_validity, core/flow_driver.cpp).
-__global__ void __launch_bounds__(kBX * kBY) k_write_validity(DPlane<const float> conf, float min_conf, int mask,
+// The validity plane from the level-0 confidence plane (rows `stride` bytes apart),
+// write_validity's rule (core/flow_driver.cpp): the mask confidence_mask(c, min_conf) or c itself.
+__global__ void __launch_bounds__(kBX * kBY) k_write_validity(DPlane<const float> plane, float min_conf, int mask,
                                                         unsigned char* dst, std::size_t stride) {
     int x, y;
-    if (!plane_pixel(conf.w, conf.h, &x, &y)) return;
-    const float c = conf.row(y)[x];
+    if (!plane_pixel(plane.w, plane.h, &x, &y)) return;
+    const float c = plane.row(y)[x];
     unsigned char* row = dst + static_cast<std::size_t>(y) * stride;
     if (mask)
-        row[x] = c >= min_conf ? 255 : 0;
+        row[x] = confidence_mask(c, min_conf);
     else
         reinterpret_cast<float*>(row)[x] = c;
 }
@@ -266,15 +260,10 @@ cudaError_t launch_write_planar(DPlane<const float2> src, float* u, float* v, st
     return cudaGetLastError();
 }
 
-cudaError_t launch_fill_rows(float* dst, std::size_t stride, int w, int h, float value, cudaStream_t s) {
-    k_fill_rows<<<plane_grid(w, h), dim3(kBX, kBY), 0, s>>>(dst, stride, w, h, value);
-    return cudaGetLastError();
-}
-
-cudaError_t launch_write_validity(DPlane<const float> conf, float min_conf, bool mask, void* dst, std::size_t stride,
+cudaError_t launch_write_validity(DPlane<const float> plane, float min_conf, bool mask, void* dst, std::size_t stride,
                                   cudaStream_t s) {
-    k_write_validity<<<plane_grid(conf.w, conf.h), dim3(kBX, kBY), 0, s>>>(conf, min_conf, mask ? 1 : 0,
-                                                                           static_cast<unsigned char*>(dst), stride);
+    k_write_validity<<<plane_grid(plane.w, plane.h), dim3(kBX, kBY), 0, s>>>(plane, min_conf, mask ? 1 : 0,
+                                                                             static_cast<unsigned char*>(dst), stride);
     return cudaGetLastError();
 }
 
@@ -292,7 +281,6 @@ void list_pyramid_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_resample<__half>), "resample_to_f16");
     l->add(reinterpret_cast<const void*>(&k_upsample_flow), "upsample_flow");
     l->add(reinterpret_cast<const void*>(&k_write_planar), "write_planar");
-    l->add(reinterpret_cast<const void*>(&k_fill_rows), "fill_rows");
     l->add(reinterpret_cast<const void*>(&k_write_validity), "write_validity");
 }
 

@@ -26,6 +26,11 @@
 //                    [--exposure] (the cost of the illumination-robust preprocessing and of the median
 //                    filter at 1920x1080 in one run: ms/frame and EPE of each option set, as ratios to the
 //                    same variant without them and to GLOBAL F32 without them)
+//                    [--confidence] (the cost of the validity output, the residual confidence, at
+//                    640x480 and 1920x1080, TV-L1 defaults: a frame with an OF_VALID_CONFIDENCE_F32
+//                    device plane beside the same frame without validity, ms and share of the frame
+//                    (target <= 5 %), under robust pick (its judge images reused) and none (both
+//                    frames normalised again); and the kernel alone with its bytes per pixel)
 //  The e2e rows (b) run with robust none and median 0 (the kernels' own regression check);
 //  --exposure times what the defaults add, and the robust modes range-match, level-norm and
 //  shade-norm (with the median) beside them.
@@ -73,6 +78,7 @@ struct Opts {
     int budget_levels = 0;           // --budget-levels N: pyramid levels of the budget rows (0 = auto)
     std::string budget_case = "rotation-zoom"; // --budget-case NAME: the synthetic pair
     bool exposure = false;           // --exposure: the robust preprocessing's and the median's cost
+    bool confidence = false;         // --confidence: the validity output's cost (residual confidence)
     std::vector<std::string> shapes; // --shape VARIANT,PREC,BH,DEPTH[,F16ROWS]
 };
 
@@ -527,6 +533,126 @@ int run_exposure() {
     return 0;
 }
 
+// --confidence: the validity output of TV-L1 (the residual confidence, core/confidence.hpp,
+// cuda/confidence_cuda.cu) at 640x480 and 1920x1080, the library's defaults (robust pick: the
+// confidence reuses its judge images) and robust none (both frames converted and normalised
+// again after the solve), U8 device frames -> device flow (copies excluded). One context per row
+// times batches of 5 frames without validity (the baseline) and with an OF_VALID_CONFIDENCE_F32
+// device plane, alternated (7 batches each, CUDA events, median per frame); the difference is the
+// confidence's cost, also as a share of the baseline frame (target <= 5 %). Then the kernel alone
+// (10 launches per timing, median of 11) with its compulsory bytes per pixel: n0 and u read
+// (4 + 8), n1's bilinear reads (4: neighbours hit the cache), the confidence written (4) = 20 B,
+// and its GB/s against the copy bandwidth.
+int run_confidence(const Opts& o, double copy_gbps) {
+    struct Size {
+        int w, h;
+    };
+    const std::vector<Size> sizes = o.smoke ? std::vector<Size>{{64, 48}, {96, 64}} : std::vector<Size>{{640, 480}, {1920, 1080}};
+    const int reps = o.smoke ? 2 : (o.quick ? 3 : 7), batch = 5, kruns = o.smoke ? 2 : 11, klaunches = 10;
+    const double kBytesPerPixel = 20.0;
+    std::printf("\nconfidence (validity output): TV-L1 defaults, rotation-zoom, CUDA, U8 device frames -> device flow "
+                "(copies excluded); each row: the same frame without validity (baseline) and with OF_VALID_CONFIDENCE_F32\n");
+    std::printf("%-10s %-6s %-5s %12s %12s %9s %7s %11s %8s %6s  %s\n", "size", "robust", "prec", "no valid ms", "conf F32 ms",
+                "+ms", "share", "kernel ms", "GB/s", "%copy", "target");
+    for (const Size& z : sizes) {
+        DevicePair dp;
+        if (!dp.make(oflow::synth::Case::RotationZoom, oflow::synth::Exposure(), z.w, z.h)) return 1;
+        const std::size_t n = static_cast<std::size_t>(z.w) * static_cast<std::size_t>(z.h);
+        void* dvalid = nullptr;
+        if (!cuda_ok(cudaMalloc(&dvalid, n * 4), "cudaMalloc")) return 1;
+        char size[24];
+        std::snprintf(size, sizeof size, "%dx%d", z.w, z.h);
+        for (of_robust rb : {OF_ROBUST_PICK, OF_ROBUST_NONE})
+            for (of_precision p : {OF_PRECISION_F32, OF_PRECISION_F16}) {
+                of_config c;
+                of_config_init(&c, OF_ALGO_TVL1);
+                c.max_width = static_cast<uint32_t>(z.w);
+                c.max_height = static_cast<uint32_t>(z.h);
+                c.format = OF_PIXEL_U8;
+                c.backend = OF_BACKEND_CUDA;
+                c.cuda_stream = dp.stream;
+                c.robust = rb;
+                c.precision = p;
+                const char* rn = rb == OF_ROBUST_PICK ? "pick" : "none";
+                of_context* ctx = nullptr;
+                if (of_create(&c, &ctx) != OF_OK) {
+                    std::printf("%-10s %-6s %-5s failed: %s\n", size, rn, pname(p), of_last_error(nullptr));
+                    continue;
+                }
+                of_image a;
+                std::memset(&a, 0, sizeof a);
+                a.struct_size = sizeof a;
+                a.format = OF_PIXEL_U8;
+                a.memory = OF_MEMORY_CUDA_DEVICE;
+                a.width = static_cast<uint32_t>(z.w);
+                a.height = static_cast<uint32_t>(z.h);
+                a.stride = static_cast<size_t>(z.w);
+                of_image b = a;
+                a.data = dp.d0;
+                b.data = dp.d1;
+                of_flow plain;
+                std::memset(&plain, 0, sizeof plain);
+                plain.struct_size = sizeof plain;
+                plain.layout = OF_FLOW_PLANAR;
+                plain.memory = OF_MEMORY_CUDA_DEVICE;
+                plain.width = a.width;
+                plain.height = a.height;
+                plain.stride = static_cast<size_t>(z.w) * 4;
+                plain.u = static_cast<float*>(dp.du);
+                plain.v = static_cast<float*>(dp.dv);
+                of_flow conf = plain;
+                conf.valid_format = OF_VALID_CONFIDENCE_F32;
+                conf.valid_stride = static_cast<size_t>(z.w) * 4;
+                conf.valid = dvalid;
+                bool ok = true;
+                for (int i = 0; i < 2 && ok; ++i)
+                    ok = of_process(ctx, &a, &b, &plain) == OF_OK && of_process(ctx, &a, &b, &conf) == OF_OK;
+                cudaEvent_t e[3];
+                for (cudaEvent_t& ev : e) cudaEventCreate(&ev);
+                std::vector<double> base, with;
+                for (int rep = 0; rep < reps && ok; ++rep) {
+                    cudaEventRecord(e[0], dp.stream);
+                    for (int i = 0; i < batch && ok; ++i) ok = of_process(ctx, &a, &b, &plain) == OF_OK;
+                    cudaEventRecord(e[1], dp.stream);
+                    for (int i = 0; i < batch && ok; ++i) ok = of_process(ctx, &a, &b, &conf) == OF_OK;
+                    cudaEventRecord(e[2], dp.stream);
+                    cudaEventSynchronize(e[2]);
+                    float m0 = 0.0f, m1 = 0.0f;
+                    cudaEventElapsedTime(&m0, e[0], e[1]);
+                    cudaEventElapsedTime(&m1, e[1], e[2]);
+                    base.push_back(static_cast<double>(m0) / batch);
+                    with.push_back(static_cast<double>(m1) / batch);
+                }
+                for (cudaEvent_t& ev : e) cudaEventDestroy(ev);
+                // The kernel alone, on the planes the last frame (with validity) left.
+                char buf[oflow::kErrorCapacity] = {0};
+                const oflow::ErrorSink err{buf};
+                std::vector<float> kms(static_cast<size_t>(kruns), 0.0f);
+                const bool kok = ok && oflow::cuda::hooks::bench_confidence(ctx->cuda, z.w, z.h, klaunches, kruns, kms.data(),
+                                                                            err) == OF_OK;
+                of_destroy(ctx);
+                if (!ok) {
+                    std::printf("%-10s %-6s %-5s failed: %s\n", size, rn, pname(p), of_last_error(nullptr));
+                    continue;
+                }
+                const double b_ms = median(base), c_ms = median(with), extra = c_ms - b_ms;
+                const double share = b_ms > 0.0 ? extra / b_ms : 0.0;
+                std::vector<double> kd(kms.begin(), kms.end());
+                const double k_ms = kok ? median(kd) / klaunches : 0.0;
+                const double gbps = k_ms > 0.0 ? kBytesPerPixel * static_cast<double>(n) / (k_ms * 1.0e6) : 0.0;
+                if (!kok) std::fprintf(stderr, "oflow-bench: confidence kernel %s: %s\n", size, buf);
+                std::printf("%-10s %-6s %-5s %12.3f %12.3f %9.3f %6.1f%% %11.4f %8.1f %5.0f%%  %s\n", size, rn, pname(p), b_ms,
+                            c_ms, extra, 100.0 * share, k_ms, gbps, copy_gbps > 0.0 ? 100.0 * gbps / copy_gbps : 0.0,
+                            share <= 0.05 ? "<= 5 %" : "ABOVE 5 %");
+                std::printf("SUMMARY confidence %s %s %s: %.3f ms/frame with OF_VALID_CONFIDENCE_F32 vs %.3f without "
+                            "(+%.3f ms, %.1f%% of the frame), kernel alone %.4f ms (%.0f B/px, %.1f GB/s)\n",
+                            size, rn, pname(p), c_ms, b_ms, extra, 100.0 * share, k_ms, kBytesPerPixel, gbps);
+            }
+        cudaFree(dvalid);
+    }
+    return 0;
+}
+
 int run(const Opts& o) {
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -550,6 +676,7 @@ int run(const Opts& o) {
     if (o.shapes_at > 0) return run_shapes(o, copy_gbps);
     if (!o.budgets.empty()) return run_budgets(o);
     if (o.exposure) return run_exposure();
+    if (o.confidence) return run_confidence(o, copy_gbps);
 
     // (a) inner loop
     const int iters = 20, runs = o.smoke ? 2 : (o.quick ? 5 : 21);
@@ -738,6 +865,8 @@ int main(int argc, char** argv) {
             o.smoke = true;
         } else if (!std::strcmp(argv[i], "--exposure")) {
             o.exposure = true;
+        } else if (!std::strcmp(argv[i], "--confidence")) {
+            o.confidence = true;
         } else if (!std::strcmp(argv[i], "--sweep")) {
             o.sweep = true;
         } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
@@ -755,7 +884,7 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
             for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench --hs [--quick] [--smoke] [--json FILE]\n       oflow-bench --lk [--quick] [--smoke] [--json FILE]\n       oflow-bench --stream [--quick] [--smoke] [--json FILE]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure]\n");
+            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench --hs [--quick] [--smoke] [--json FILE]\n       oflow-bench --lk [--quick] [--smoke] [--json FILE]\n       oflow-bench --stream [--quick] [--smoke] [--json FILE]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure] [--confidence]\n");
             return 2;
         }
     }

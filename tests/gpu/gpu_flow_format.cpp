@@ -7,8 +7,8 @@
 // (F32, F16, S10.5) x memory (host, device, mapped) x layout (planar, interleaved) with 3
 // padding elements a row: each element equals the host conversion (core/flow_format.hpp) of the
 // F32 flow bit for bit (F32: the same floats), and no byte outside the rows' elements changes
-// (each buffer holds 0xA5 first). Then Lucas-Kanade (its validity mask with the compact formats:
-// the same mask), and one frame split by level (AUTO on the xavier table: the coarse levels on
+// (each buffer holds 0xA5 first). Then the validity mask with the compact formats, Lucas-Kanade's
+// and TV-L1's (the residual confidence of the F32 flow): the F32 run's mask; and one frame split by level (AUTO on the xavier table: the coarse levels on
 // the CPU path, whose internal hand-over stays F32), S10.5 against that context's F32 output.
 // Returns 77 without a CUDA device.
 #include "gpu_util.hpp"
@@ -170,25 +170,32 @@ void test_tvl1(of_precision prec) {
     of_destroy(ctx);
 }
 
-// LK: the validity mask next to a compact flow is the F32 run's mask.
-void test_lk() {
+// The validity mask next to a compact flow is the F32 run's mask (LK's from its lambda plane,
+// TV-L1's the residual confidence of the F32 flow, which the compact output only rounds).
+void test_mask(of_algorithm a) {
     const uint32_t w = 97, h = 61;
     const Pair p = synth_pair(oflow::synth::Case::SmoothField, w, h);
     const FramePair fp = frames_of(p, OF_PIXEL_U8);
-    of_config c = algo_config(OF_ALGO_LK, w, h);
+    of_config c = algo_config(a, w, h);
     c.backend = OF_BACKEND_CUDA;
     c.precision = OF_PRECISION_F32;
     c.epsilon = 0.0f;
-    c.lk.min_eigen = 50.0f;
-    of_context* ctx = create_or_report(c, "lk");
+    if (a == OF_ALGO_LK) {
+        c.lk.min_eigen = 50.0f;
+    } else {
+        c.warps = 3;
+        c.iterations = 30;
+    }
+    const char* an = a == OF_ALGO_LK ? "lk" : "tvl1";
+    of_context* ctx = create_or_report(c, an);
     CHECK(ctx != nullptr);
     if (!ctx) return;
     FlowBuf ref;
     std::vector<unsigned char> mask_ref;
-    if (f32_of(ctx, fp, &ref, &mask_ref, "lk")) {
+    if (f32_of(ctx, fp, &ref, &mask_ref, an)) {
         for (of_memory_kind kind : {OF_MEMORY_HOST, OF_MEMORY_CUDA_DEVICE})
             for (of_flow_format fmt : {OF_FLOW_FORMAT_F16, OF_FLOW_FORMAT_S10_5}) {
-                const std::string what = std::string("lk ") + fmt_name(fmt) + " " + mem_name(kind) + " with mask";
+                const std::string what = std::string(an) + " " + fmt_name(fmt) + " " + mem_name(kind) + " with mask";
                 Out o(w, h, fmt, kind, OF_FLOW_PLANAR, 1);
                 Plane m(static_cast<std::size_t>(w) * h, kind);
                 o.f.valid_format = OF_VALID_MASK_U8;
@@ -248,7 +255,8 @@ int main() {
     if (!cuda_ready()) return 77;
     test_tvl1(OF_PRECISION_F32);
     test_tvl1(OF_PRECISION_F16);
-    test_lk();
+    test_mask(OF_ALGO_LK);
+    test_mask(OF_ALGO_TVL1);
     test_split();
     return oftest::finish("gpu_flow_format");
 }

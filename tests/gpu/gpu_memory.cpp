@@ -12,8 +12,10 @@
 //        device F32 frames + device flow:  0 allocations, 1 wait (the finiteness check)
 //        host F32 frames + host flow:      0 allocations, 9 waits
 //        a frame split by level (AUTO, xavier table): one more wait (the coarse pyramids)
-//    and the same for HS / CLG and for Lucas-Kanade, whose validity plane (from its level-0
-//    confidence, in the flow's memory) adds neither a wait nor an allocation.
+//    and the same for HS / CLG and for Lucas-Kanade; the validity plane (in the flow's memory:
+//    LK's from its level-0 confidence, TV-L1's, HS's and CLG's the residual confidence computed
+//    after the solve, under robust pick from its judge images, else from both frames converted
+//    and normalised again) adds neither a wait nor an allocation.
 //  - A caller device arena: create allocates no device memory; too small -> OF_ERR_ARENA.
 //  - A caller stream is used (work is on it).
 //  - Out of device memory at create (32768 x 32768; a second one on GPUs big enough for the
@@ -139,7 +141,7 @@ void test_wrappers_active() {
 
 void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame, bool split = false,
                 of_algorithm algo = OF_ALGO_TVL1, of_solver solver = OF_SOLVER_JACOBI,
-                of_valid_format vf = OF_VALID_NONE) {
+                of_valid_format vf = OF_VALID_NONE, of_robust robust = OF_ROBUST_LOCAL_NORM) {
     // split: backend AUTO on the xavier table, whose per-level crossover (512x512; TV-L1 and HS)
     // puts every level of a 768x384 frame but the first on the CPU: one more wait per frame. LK's
     // (32x32, per level) does that to a 64x48 frame.
@@ -161,16 +163,18 @@ void run_frames(of_pixel_format fmt, bool device_io, long expect_waits_per_frame
         std::printf("LK rows skipped: LK's registry entry has no CUDA path in this build\n");
         return;
     }
+    c.robust = robust; // one_solve's LOCAL_NORM unless asked (pick: its judge images serve the confidence)
     c.backend = split ? OF_BACKEND_AUTO : OF_BACKEND_CUDA;
     c.platform = split ? "xavier" : nullptr;
     c.format = fmt;
     c.warps = lk ? 1 : 3; // LK has no warps
     c.iterations = 20;
     char what[128];
-    std::snprintf(what, sizeof what, "%s%s format %d, %s frames and flow%s%s",
+    std::snprintf(what, sizeof what, "%s%s format %d, %s frames and flow%s%s%s",
                   algo == OF_ALGO_TVL1 ? "TV-L1" : (algo == OF_ALGO_HS ? "HS" : (lk ? "LK" : "CLG")),
                   algo == OF_ALGO_TVL1 || lk ? "" : (solver == OF_SOLVER_JACOBI ? " Jacobi" : " SOR"), static_cast<int>(fmt),
-                  device_io ? "device" : "host", vf == OF_VALID_NONE ? "" : " + validity", split ? ", split" : "");
+                  device_io ? "device" : "host", vf == OF_VALID_NONE ? "" : " + validity", split ? ", split" : "",
+                  robust == OF_ROBUST_PICK ? ", pick" : "");
     of_context* ctx = create_or_report(c, what);
     CHECK(ctx != nullptr);
     if (!ctx) return;
@@ -360,6 +364,15 @@ int main() {
     run_frames(OF_PIXEL_F32, true, 1, false, OF_ALGO_CLG, OF_SOLVER_JACOBI);
     run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR);
     run_frames(OF_PIXEL_U8, false, kHostFlowWaits + 1, true, OF_ALGO_HS, OF_SOLVER_JACOBI);
+    // Their validity plane, the residual confidence (both frames normalised again after the solve,
+    // or robust pick's judge images): neither a wait nor an allocation more, split frames included.
+    run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits, false, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_VALID_CONFIDENCE_F32);
+    run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_VALID_CONFIDENCE_F32, OF_ROBUST_PICK);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits, false, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_VALID_MASK_U8, OF_ROBUST_PICK);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits + 1, true, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_VALID_MASK_U8);
+    run_frames(OF_PIXEL_F32, true, 1, false, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR, OF_VALID_CONFIDENCE_F32);
+    run_frames(OF_PIXEL_U8, false, kHostFlowWaits, false, OF_ALGO_CLG, OF_SOLVER_JACOBI, OF_VALID_MASK_U8, OF_ROBUST_PICK);
     // Lucas-Kanade: the same contract, with and without its validity plane (host output downloads
     // the confidence before the frame's one wait; device output writes it on the stream).
     run_frames(OF_PIXEL_U8, true, 0, false, OF_ALGO_LK);

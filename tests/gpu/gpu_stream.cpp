@@ -2,9 +2,10 @@
 //  - bit identity with warm_start 0: each pair of a generated sequence pushed on one context
 //    equals of_process on another context of the same config, bit for bit: TV-L1 F32 and F16,
 //    frames in host, device and mapped memory (each frame's buffer overwritten right after the
-//    push: the stream keeps its copy), flow in host and device memory; HS with SOR and LK (its
-//    validity mask too); a frame split by level (AUTO on the xavier table: coarse levels on the
-//    CPU path);
+//    push: the stream keeps its copy), flow in host and device memory; HS with SOR and LK; a
+//    frame split by level (AUTO on the xavier table: coarse levels on the CPU path); every pair
+//    with its validity mask, which must be of_process's too (TV-L1 and HS: the residual
+//    confidence, computed from the stream's copies of both frames after the solve);
 //  - the contract on this path: first frame OF_PENDING with nothing written, a NaN F32 frame in
 //    device memory refused with the stream kept, of_process ending the stream;
 //  - warm start on the device: taken on the camera path's pairs after the first (of_info.last_warm
@@ -49,13 +50,13 @@ struct Out {
     of_memory_kind kind;
     std::vector<unsigned char> valid;
     DevBuf valid_dev;
-    Out(uint32_t w, uint32_t h, of_memory_kind k, bool lk) : kind(k) {
+    Out(uint32_t w, uint32_t h, of_memory_kind k, bool with_mask) : kind(k) {
         if (k == OF_MEMORY_HOST) {
             host = make_flow(w, h);
         } else {
             dev = device_flow(w, h, OF_FLOW_PLANAR, k);
         }
-        if (lk) {
+        if (with_mask) {
             of_flow& f = flow();
             f.valid_format = OF_VALID_MASK_U8;
             f.valid_stride = w;
@@ -115,7 +116,7 @@ void identity(const char* what, const of_config& cfg, Sequence s, of_memory_kind
         of_destroy(r);
         return;
     }
-    const bool lk = cfg.algorithm == OF_ALGO_LK;
+    const bool mask = true; // every algorithm has a validity plane (core/confidence.hpp)
     In first = make_in(cfg.format, w, h, seq_frame(s, w, h, 0), in_mem);
     CHECK(of_push_frame(c, first.image(), nullptr) == OF_PENDING);
     scribble(&first);
@@ -123,7 +124,7 @@ void identity(const char* what, const of_config& cfg, Sequence s, of_memory_kind
     for (int k = 1; k < frames; ++k) {
         const Plane a = seq_frame(s, w, h, k - 1), b = seq_frame(s, w, h, k);
         In next = make_in(cfg.format, w, h, b, in_mem);
-        Out pushed(w, h, out_mem, lk), ref(w, h, OF_MEMORY_HOST, lk);
+        Out pushed(w, h, out_mem, mask), ref(w, h, OF_MEMORY_HOST, mask);
         const of_status sp = of_push_frame(c, next.image(), &pushed.flow());
         scribble(&next);
         const Frame fa = make_frame(cfg.format, w, h, a.data(), w), fb = make_frame(cfg.format, w, h, b.data(), w);
@@ -170,7 +171,7 @@ void identities() {
     of_config hs = cuda_cfg(OF_ALGO_HS, w, h, OF_PRECISION_F32);
     hs.hs.solver = OF_SOLVER_RED_BLACK_SOR;
     identity("hs sor", hs, Sequence::SceneCut, OF_MEMORY_HOST, OF_MEMORY_HOST, 6);
-    identity("lk (validity)", cuda_cfg(OF_ALGO_LK, w, h, OF_PRECISION_F16), Sequence::MovingObject,
+    identity("lk", cuda_cfg(OF_ALGO_LK, w, h, OF_PRECISION_F16), Sequence::MovingObject,
              OF_MEMORY_CUDA_MAPPED, OF_MEMORY_CUDA_MAPPED, 4);
     // A frame split by level: AUTO on the xavier table runs the coarse levels on the CPU path (its
     // per-level crossover, 512x512, puts level 0 of 768x384 on the GPU, the others on the CPU).

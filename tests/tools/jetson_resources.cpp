@@ -152,7 +152,6 @@ const Fixed kFixed[] = {
     {"k_resample", kPlane, 0},
     {"k_upsample_flow", kPlane, 0},
     {"k_write_planar", kPlane, 0},
-    {"k_fill_rows", kPlane, 0},
     {"k_warp", kPlane, 0},
     {"k_pingpong_fixup", kPlane, 0},
     {"k_robust_sq", kPlane, 0},
@@ -197,6 +196,9 @@ const Fixed kFixed[] = {
     {"k_shade_rows", 128, 0},
     {"k_shade_cols", 128, 0},
     {"k_shade_divide", kPlane, 0},
+    // The residual confidence (confidence_cuda.cu): a 32x8 tile per block, its halo in static
+    // shared memory (6528 bytes).
+    {"k_confidence", kPlane, 0},
 };
 // Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), HS/CLG's
 // (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu), then LK's Newton steps (lk_global_cuda.cu,
