@@ -71,7 +71,8 @@ const CudaDriver kHsCuda = {cuda::hs_resolve_tuning, cuda::hs_plan, cuda::hs_cre
 // stages stay F32 (that file says why). CUDA: the whole frame on the device (gpu_path). One
 // self-test function serves both (it runs HS and CLG cases: core/hs_selftest.cpp); only HS's
 // entry points at it.
-// Neither has a rejection rule (every pixel valid); warps up to config_check's bound.
+// Neither has a rule of its own: the validity output is the residual confidence
+// (core/confidence.hpp). Warps up to config_check's bound.
 const Algorithm kHs = {OF_ALGO_HS,      "hs", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
                        hs_kernels_init, true, true,     OF_HS_CUDA,     hs_selftest,        -1,
                        nullptr,         100};

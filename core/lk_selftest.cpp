@@ -115,7 +115,8 @@ struct Accuracy {
 };
 
 // Measured (quick / full), x86-64, reference path, 2026-11-24: translation 0.0777 / 0.0493,
-// smooth-field 0.0754 / 0.0723, every pixel valid.
+// smooth-field 0.0754 / 0.0723, every pixel valid under LK's rule (the validity output now adds
+// the residual confidence: kMinShare).
 const Accuracy kAccuracy[] = {
     {synth::Case::Translation, "translation", 0.101, 0.064},
     {synth::Case::SmoothField, "smooth-field", 0.098, 0.094},

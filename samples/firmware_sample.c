@@ -165,7 +165,7 @@ int main(void) {
     flow.stride = WIDTH * sizeof(float);
     flow.u = &flow_u[0][0];
     flow.v = &flow_v[0][0];
-    flow.valid_format = OF_VALID_NONE; /* no validity plane (TV-L1 has no rejection rule) */
+    flow.valid_format = OF_VALID_NONE; /* no validity plane (OF_VALID_MASK_U8 would say where the flow is wrong) */
     flow.valid_stride = 0;
     flow.valid = NULL;
     flow.format = OF_FLOW_FORMAT_F32; /* float elements (the default) */
