@@ -283,6 +283,18 @@ OF_API of_status of_config_init(of_config* cfg, of_algorithm algo) {
     return OF_OK;
 }
 
+OF_API of_status of_dis_preset(of_config* cfg, of_dis_preset_id preset) {
+    const ErrorSink err = thread_sink();
+    if (!cfg) return err.fail(OF_ERR_NULL_POINTER, "of_dis_preset: cfg is NULL");
+    if (cfg->struct_size != sizeof(of_config))
+        return err.fail(OF_ERR_STRUCT_SIZE, "of_dis_preset: config struct_size %u, this library expects %u",
+                        cfg->struct_size, static_cast<unsigned>(sizeof(of_config)));
+    if (!oflow::dis_preset_params(&cfg->dis, preset))
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "of_dis_preset: unknown preset %d (0 ultrafast, 1 fast, 2 medium)", raw_enum(preset));
+    return OF_OK;
+}
+
 OF_API of_status of_query_memory(const of_config* cfg, of_memory* need) {
     const ErrorSink err = thread_sink();
     try {

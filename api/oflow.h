@@ -75,8 +75,13 @@ typedef enum of_algorithm {
     OF_ALGO_TVL1 = 1, /**< TV-L1 (Zach-Pock-Bischof duality scheme, IPOL variant) */
     OF_ALGO_HS = 2,   /**< Horn-Schunck (of_hs_params; reference, NEON and CUDA paths) */
     OF_ALGO_CLG = 3,  /**< combined local-global (Bruhn; of_hs_params; reference, NEON and CUDA paths) */
-    OF_ALGO_LK = 4,   /**< dense pyramidal Lucas-Kanade (of_lk_params; CPU paths: reference and NEON; backend CUDA:
-                           OF_ERR_UNSUPPORTED); the validity output (of_flow.valid) says where it has no answer */
+    OF_ALGO_LK = 4,   /**< dense pyramidal Lucas-Kanade (of_lk_params; reference, NEON and CUDA paths); the validity
+                           output (of_flow.valid) says where it has no answer */
+    /* Appended with Dense Inverse Search. */
+    OF_ALGO_DIS = 5,  /**< Dense Inverse Search (Kroeger et al., ECCV 2016; of_dis_params, presets by of_dis_preset):
+                           patch-wise inverse search over the pyramid, densification, a short variational
+                           refinement; reference, NEON (F32) and CUDA (F32, F16 storage) paths. Large motion
+                           within a real-time budget */
     OF_ALGO_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_algorithm;
 
@@ -234,6 +239,38 @@ typedef struct of_lk_params {
                            level; default 1; finite, >= 0 (0: every window valid) */
 } of_lk_params;
 
+/** Dense Inverse Search parameters (Kroeger, Timofte, Dai, Van Gool, "Fast Optical Flow using
+ *  Dense Inverse Search", ECCV 2016). Per pyramid level from the coarsest down to finest_level:
+ *  patches of patch_size x patch_size pixels on a grid of step patch_stride (the last row and
+ *  column of the grid moved in to end at the frame's edge, so that every pixel is covered), each
+ *  patch's flow found by iterations inverse-compositional Gauss-Newton steps on the patch's
+ *  mean-normalised squared error (offset invariant), started at the coarser level's flow, with
+ *  one exchange of flows between neighbouring patches half-way; every pixel's flow the average of
+ *  its patches' flows weighted by 1 / max(1, |error|) at that pixel; then refine_iterations
+ *  fixed-point iterations of the variational refinement (brightness and gradient constancy,
+ *  smoothness) solved by red-black SOR. Levels finer than finest_level take the flow upsampled.
+ *  docs/accuracy.md ("Dense Inverse Search") has the method, the presets and the measurements. */
+typedef struct of_dis_params {
+    uint32_t patch_size;        /**< patch side in px; default 8 (MEDIUM); 4..32 */
+    uint32_t patch_stride;      /**< grid step in px; default 3 (MEDIUM); 1..patch_size */
+    uint32_t iterations;        /**< Gauss-Newton steps per patch and level; default 25 (MEDIUM); 1..1000 */
+    uint32_t finest_level;      /**< finest pyramid level solved (0 = full size); default 1 (MEDIUM); 0..15 */
+    uint32_t refine_iterations; /**< fixed-point iterations of the refinement per level (0: none); default 5; 0..100 */
+    float refine_alpha;         /**< smoothness weight of the refinement (quadratic smoothness: OpenCV's 20 weighs a
+                                     robust one); default 300; [0.01, 1000] */
+    float refine_delta;         /**< brightness constancy weight; default 5; [0, 1000] */
+    float refine_gamma;         /**< gradient constancy weight; default 10; [0, 1000] */
+} of_dis_params;
+
+/** The presets of OpenCV's DISOpticalFlow, by the same names and meaning (of_dis_preset). */
+typedef enum of_dis_preset_id {
+    /* Each preset also sets the refinement weights to their defaults (alpha 300, delta 5, gamma 10). */
+    OF_DIS_ULTRAFAST = 0, /**< finest level 2, patch 8, stride 4, 12 iterations, no refinement */
+    OF_DIS_FAST = 1,      /**< finest level 2, patch 8, stride 4, 16 iterations, 5 refinement iterations */
+    OF_DIS_MEDIUM = 2,    /**< finest level 1, patch 8, stride 3, 25 iterations, 5 refinement iterations (default) */
+    OF_DIS_PRESET_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
+} of_dis_preset_id;
+
 /** Everything of_create needs. Fill with of_config_init, then change fields. */
 typedef struct of_config {
     uint32_t struct_size;       /**< sizeof(of_config) */
@@ -243,9 +280,9 @@ typedef struct of_config {
     of_pixel_format format;     /**< format of every input frame; default OF_PIXEL_U8 */
     uint32_t levels;            /**< pyramid levels; default 0 = automatic (coarsest side >= 16 px); max 16 */
     float scale_factor;         /**< pyramid downscale per level; default 0.5; [0.01, 0.99] */
-    uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 (LK: must be 1, its default) */
+    uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 (LK, DIS: must be 1, their default) */
     uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 (LK: Newton steps per level;
-                                     default 10) */
+                                     default 10; DIS: not used, its steps are dis.iterations) */
     float epsilon;              /**< stop a warp when mean |du|^2 <= epsilon^2; default 0.01; 0 = never; finite,
                                      >= 0 (squared in double: FLT_MAX stops every warp after one iteration) */
     float presmooth_sigma;      /**< Gaussian on both frames before the pyramid; default 0.8; 0 = off; [0, 8] */
@@ -303,14 +340,16 @@ typedef struct of_config {
                                      The table is kept in the context's host arena (of_query_memory counts
                                      it); the path is not retained */
     /* Appended with the exposure work (docs/accuracy.md). */
-    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_PICK */
+    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_PICK (DIS: OF_ROBUST_LEVEL_NORM,
+                                     one solve a pair: docs/accuracy.md, "Dense Inverse Search") */
     float robust_sigma;         /**< its window (Gaussian sigma, px at full size); default 3; [0.5, 10] */
-    uint32_t median_size;       /**< median filter of the flow after every warp: 0 (off), 3 or 5 (default; LK: 0) */
+    uint32_t median_size;       /**< median filter of the flow after every warp: 0 (off), 3 or 5 (default; LK, DIS: 0) */
     float min_texture;          /**< automatic levels only: the coarsest level used is the coarsest whose
                                      frame-0 image, and every finer level's, has a mean squared gradient
                                      (central differences, grey levels^2 per px^2, after the preprocessing)
                                      of at least this; coarser levels are not solved (flow starts at zero
-                                     below them). Decided per frame; default 1; 0 = size rule only; [0, 1e6].
+                                     below them). Decided per frame; default 1 (DIS: 0, its patches without
+                                     texture keep the coarser flow instead); 0 = size rule only; [0, 1e6].
                                      Robust pick's LEVEL_NORM solve runs with 0 (OF_ROBUST_PICK) */
     /* Appended with the multi-level iteration schedule. */
     float iteration_growth;     /**< more inner iterations on coarser levels, every algorithm and path: level l
@@ -333,6 +372,8 @@ typedef struct of_config {
     float min_confidence;       /**< of_flow.valid as OF_VALID_MASK_U8: a pixel is valid (255) when its confidence
                                      (OF_VALID_CONFIDENCE_F32) is at least this; default 0.5 (docs/accuracy.md,
                                      "Confidence"); [0, 1] (0: every pixel valid) */
+    /* Appended with Dense Inverse Search. */
+    of_dis_params dis;          /**< DIS parameters (of_dis_preset sets them; of_config_init: MEDIUM) */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */
@@ -560,6 +601,11 @@ OF_API of_status of_register_host(of_context* ctx, void* p, size_t bytes);
  *  (other backends: OF_OK). */
 OF_API of_status of_unregister_host(of_context* ctx, const void* p);
 
+/** Sets cfg->dis to one of OpenCV's DIS presets (the values at of_dis_preset_id); no other field
+ *  changes. OF_ERR_NULL_POINTER for NULL cfg, OF_ERR_STRUCT_SIZE for a wrong struct_size,
+ *  OF_ERR_INVALID_ARGUMENT for an unknown preset (of_last_error(NULL) says which). */
+OF_API of_status of_dis_preset(of_config* cfg, of_dis_preset_id preset);
+
 /** Release the context and its arena (a caller arena is left to the caller). NULL-safe. */
 OF_API void of_destroy(of_context* ctx);
 
@@ -615,7 +661,7 @@ typedef struct of_selftest_options {
 typedef struct of_selftest_case {
     char name[64];
     char group[16];        /**< device, kernel, parity, accuracy, arena, determinism, timing; hs (Horn-Schunck / CLG),
-                                    lk (Lucas-Kanade) */
+                                    lk (Lucas-Kanade), dis (Dense Inverse Search) */
     of_backend backend;
     of_precision precision;
     of_check_result result;

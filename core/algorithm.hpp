@@ -102,6 +102,10 @@ struct Algorithm {
     /// a time budget buys warps up to it): 100 for the variational algorithms, 1 for an
     /// algorithm without re-linearisations of its own (LK: its Newton steps are iterations).
     uint32_t max_warps;
+    /// The finest pyramid level its solver reads (nullptr: 0, every level). Levels finer than it
+    /// only carry the flow down (upsampled), so the frame driver skips their per-level
+    /// normalisation (OF_ROBUST_LEVEL_NORM) when no warm start reads them. DIS: dis.finest_level.
+    uint32_t (*finest_read_level)(const of_config& cfg);
 };
 
 /// The registered algorithms, in registry order: i in 0..algorithm_count()-1.

@@ -5,7 +5,7 @@
 namespace oflow {
 namespace {
 
-const Algorithm* const kRegistry[] = {&kTvl1, &kHs, &kClg, &kLk};
+const Algorithm* const kRegistry[] = {&kTvl1, &kHs, &kClg, &kLk, &kDis};
 
 } // namespace
 
@@ -20,7 +20,8 @@ int algorithm_count() { return static_cast<int>(sizeof kRegistry / sizeof kRegis
 const Algorithm* algorithm_at(int i) { return i >= 0 && i < algorithm_count() ? kRegistry[i] : nullptr; }
 
 bool algorithm_known(int32_t id) {
-    return id == OF_ALGO_TVL1 || id == OF_ALGO_HS || id == OF_ALGO_CLG || id == OF_ALGO_LK;
+    return id == OF_ALGO_TVL1 || id == OF_ALGO_HS || id == OF_ALGO_CLG || id == OF_ALGO_LK ||
+           id == OF_ALGO_DIS;
 }
 
 } // namespace oflow

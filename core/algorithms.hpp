@@ -10,6 +10,7 @@ extern const Algorithm kTvl1; // core/tvl1_algorithm.cpp
 extern const Algorithm kHs;   // core/hs_algorithm.cpp
 extern const Algorithm kClg;  // core/hs_algorithm.cpp
 extern const Algorithm kLk;   // core/lk_algorithm.cpp
+extern const Algorithm kDis;  // core/dis_algorithm.cpp
 
 } // namespace oflow
 

@@ -13,7 +13,8 @@
 namespace oflow {
 
 bool config_defaults(of_config* cfg, of_algorithm algo) {
-    if (algo != OF_ALGO_TVL1 && algo != OF_ALGO_HS && algo != OF_ALGO_CLG && algo != OF_ALGO_LK)
+    if (algo != OF_ALGO_TVL1 && algo != OF_ALGO_HS && algo != OF_ALGO_CLG && algo != OF_ALGO_LK &&
+        algo != OF_ALGO_DIS)
         return false;
     std::memset(cfg, 0, sizeof(*cfg));
     cfg->struct_size = sizeof(of_config);
@@ -60,6 +61,48 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
         cfg->iterations = 10;
         cfg->median_size = 0;
     }
+    dis_preset_params(&cfg->dis, OF_DIS_MEDIUM);
+    if (algo == OF_ALGO_DIS) {
+        // DIS has no warps; its steps are config.dis.iterations (config.iterations, epsilon and
+        // iteration_growth do not apply); its densification and refinement smooth the flow, so
+        // no median filter unless asked for.
+        cfg->warps = 1;
+        cfg->median_size = 0;
+        // One solve under LEVEL_NORM instead of robust pick's three: DIS is the real-time
+        // algorithm, and on the accuracy matrix (MEDIUM) pick bought 0.90 px mean EPE against
+        // LEVEL_NORM's 0.94 at three times the time (docs/accuracy.md, "Dense Inverse Search").
+        cfg->robust = OF_ROBUST_LEVEL_NORM;
+        // No texture rule: a patch without texture keeps the coarser flow already (dis_solvable,
+        // core/dis_kernels.hpp), while the rule cut a fine texture's pyramid to its finest
+        // levels, where a patch cannot reach large motion (rotation-720p of the accuracy matrix,
+        // MEDIUM: 21.05 px mean EPE with min_texture 1, 0.89 with 0).
+        cfg->min_texture = 0.0f;
+    }
+    return true;
+}
+
+bool dis_preset_params(of_dis_params* d, of_dis_preset_id preset) {
+    // OpenCV 4.6's presets (cv::DISOpticalFlow::create): finest scale, patch size, stride,
+    // gradient descent iterations, variational refinement iterations.
+    struct Row {
+        uint32_t finest, patch, stride, iterations, refine;
+    };
+    static const Row rows[3] = {{2, 8, 4, 12, 0}, {2, 8, 4, 16, 5}, {1, 8, 3, 25, 5}};
+    const int32_t id = raw_enum(preset);
+    if (id < OF_DIS_ULTRAFAST || id > OF_DIS_MEDIUM) return false;
+    const Row& r = rows[id];
+    d->finest_level = r.finest;
+    d->patch_size = r.patch;
+    d->patch_stride = r.stride;
+    d->iterations = r.iterations;
+    d->refine_iterations = r.refine;
+    // The refinement's weights are this library's (docs/accuracy.md, "Dense Inverse Search"):
+    // OpenCV's alpha 20 is the weight of a robust (total-variation-like) smoothness; the
+    // quadratic smoothness of the library's SOR needs more (on the accuracy matrix, MEDIUM under
+    // LEVEL_NORM: mean EPE 0.93 px at 100 and 300, 1.03 at 20 and at 1000).
+    d->refine_alpha = 300.0f;
+    d->refine_delta = 5.0f;
+    d->refine_gamma = 10.0f;
     return true;
 }
 

@@ -4,6 +4,7 @@
 #ifndef OFLOW_CORE_CONTEXT_HPP
 #define OFLOW_CORE_CONTEXT_HPP
 
+#include "core/dis_kernels.hpp"
 #include "core/hs_kernels.hpp"
 #include "core/kernels.hpp"
 #include "core/lk_kernels.hpp"
@@ -31,6 +32,7 @@ struct of_context {
     oflow::KernelTable kt;          // the shared stages and TV-L1's
     oflow::HsKernels hs;            // Horn-Schunck / CLG family (filled for those algorithms)
     oflow::LkKernels lk;            // Lucas-Kanade family (filled for LK)
+    oflow::DisKernels dis;          // Dense Inverse Search family (filled for DIS; its refinement uses hs)
     oflow::ThreadPool pool;
     oflow::Gaussian1D presmooth;    // applied to both frames at level 0
     oflow::Gaussian1D level_blur;   // anti-alias before each downscale

@@ -154,8 +154,13 @@ void finish_pyramid(const Frame& f, HostBuf pyr) {
 // they are (a level the normalisation would blow up from near-flat to full contrast stays cut).
 // m: the pair's exposure match (each frame's floor, level_norm_floor()).
 void normalize_pyramids(const Frame& f, const ExposureMatch& m) {
-    if (f.c->cfg.robust != OF_ROBUST_LEVEL_NORM) return;
-    for (int l = 0; l < f.levels; ++l) {
+    const of_config& cfg = f.c->cfg;
+    if (cfg.robust != OF_ROBUST_LEVEL_NORM) return;
+    // Levels finer than the finest the solver reads only carry the flow down: not normalised
+    // unless a warm start judges its level's residual (Algorithm::finest_read_level).
+    const Algorithm* a = f.c->algo;
+    const int first = a->finest_read_level && !cfg.warm_start ? static_cast<int>(a->finest_read_level(cfg)) : 0;
+    for (int l = first; l < f.levels; ++l) {
         normalize_level(f, kBufPyr0, l, level_norm_floor(m, 0));
         normalize_level(f, kBufPyr1, l, level_norm_floor(m, 1));
     }

@@ -80,6 +80,7 @@ const Algorithm kLk = {
     kLkConf, // the validity output: level 0's lambda, mapped against config.lk.min_eigen
     lk_confidence_half,
     1, // no warps
+    nullptr, // every level is solved
 };
 
 } // namespace oflow

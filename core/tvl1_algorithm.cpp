@@ -60,6 +60,7 @@ const Algorithm kTvl1 = {
     -1,      // validity: the residual confidence (core/confidence.hpp)
     nullptr,
     100,     // warps: config_check's bound
+    nullptr, // every level is solved
 };
 
 } // namespace oflow

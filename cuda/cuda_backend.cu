@@ -22,6 +22,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
 #include "cuda/hs_cuda.cuh"
+#include "cuda/dis_cuda.cuh"
 #include "cuda/lk_cuda.cuh"
 
 #include "core/confidence.hpp"
@@ -70,6 +71,9 @@ void all_kernels(KernelList* l) {
     list_lk_global_kernels(l);
     list_lk_fused_kernels(l);
     list_lk_tile_kernels(l);
+    list_dis_stage_kernels(l);
+    list_dis_global_kernels(l);
+    list_dis_fused_kernels(l);
     list_flow_format_kernels(l);
 }
 
@@ -375,6 +379,15 @@ of_status lk_create(void* state_slot, void* pinned_slot, const of_config& cfg, c
 
 of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
     return plan_with(lk_resolve_tuning, cfg, defaults, need, err);
+}
+
+of_status dis_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                     const CpuLevels& cpu, const ErrorSink& err, State** out) {
+    return create_with(&kDisOps, dis_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+}
+
+of_status dis_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
+    return plan_with(dis_resolve_tuning, cfg, defaults, need, err);
 }
 
 namespace {

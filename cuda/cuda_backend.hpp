@@ -129,6 +129,13 @@ of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* ne
 of_status lk_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
                     const CpuLevels& cpu, const ErrorSink& err, State** out);
 
+/// Dense Inverse Search (config.algorithm OF_ALGO_DIS): plan() and create() of its CUDA path
+/// (dis_cuda.cuh), with the same contracts; process() and destroy() are shared, and so is
+/// resolve_tuning's contract (dis_resolve_tuning, cuda_layout.hpp).
+of_status dis_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
+of_status dis_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
+                     const CpuLevels& cpu, const ErrorSink& err, State** out);
+
 /// One frame of a stream (of_push_frame, core/stream.hpp). The frame is copied into the upload
 /// slot that does not hold the kept frame (host frames through the staging, device and mapped
 /// frames by a device copy), so the caller's buffer is free when the call returns. With

@@ -213,7 +213,7 @@ cudaError_t launch_pick_judge(DPlane<const float> n0, DPlane<const float> n1, DP
 
 // ---- kernel registry (cuda_backend.cu loads them all at create) ----------------------------
 struct KernelList {
-    static const int kCap = 96;
+    static const int kCap = 128;
     const void* fn[kCap];
     const char* name[kCap];
     int n;       // kernels held

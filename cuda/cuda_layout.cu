@@ -1,6 +1,7 @@
 // Sizing of the CUDA path (see cuda_layout.hpp). Host code only.
 #include "cuda/cuda_layout.hpp"
 
+#include "core/dis_kernels.hpp"
 #include "core/hs_kernels.hpp"
 #include "core/schedule.hpp"
 
@@ -278,6 +279,38 @@ of_status lk_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tunin
     return OF_OK;
 }
 
+of_status dis_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tuning* t, const ErrorSink& err) {
+    const bool table = d && d->has;
+    const bool f16 = cfg.precision == OF_PRECISION_F16;
+    t->precision = f16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    of_variant v = cfg.variant != OF_VARIANT_AUTO ? cfg.variant : (table ? d->variant : OF_VARIANT_FUSED);
+    if (v == OF_VARIANT_MULTI_ITER) {
+        if (cfg.variant == OF_VARIANT_MULTI_ITER)
+            return err.fail(OF_ERR_UNSUPPORTED,
+                            "config: DIS has no MULTI_ITER variant (GLOBAL: a thread per patch; FUSED: %d lanes per "
+                            "patch, propagation and steps in one launch)",
+                            kDisLanes);
+        v = OF_VARIANT_FUSED;
+    }
+    t->variant = v;
+    const bool row_block = table && d->variant == v;
+    const of_status s = base_shape(cfg, d, row_block, kHsSorBlockX, kHsSorBlockY, t, err);
+    if (s != OF_OK) return s;
+    // The block is the refinement's SOR block (HS's kernels); the patch kernels have fixed blocks.
+    t->tile_w = t->region_w = 2 * t->bw;
+    t->tile_h = t->region_h = t->bh;
+    if (v == OF_VARIANT_FUSED) {
+        t->region_w += 2;
+        t->region_h += 2;
+        t->shared_bytes = static_cast<std::size_t>(2 * t->bw + 2) * static_cast<std::size_t>(t->bh + 2) * (f16 ? 4u : 8u);
+    }
+    if (t->shared_bytes > kMaxDynamicShared)
+        return err.fail(OF_ERR_INVALID_ARGUMENT,
+                        "config: DIS block %dx%d needs %zu bytes of shared memory, more than the %zu every board allows",
+                        t->bw, t->bh, t->shared_bytes, kMaxDynamicShared);
+    return OF_OK;
+}
+
 of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->levels = dev_pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
                                  cfg, l->dims);
@@ -307,7 +340,8 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
 
     // Blocks of one iteration launch at the largest level: one partial sum each. LK's
     // confidence launch (its valid count) has plane blocks.
-    const bool hs = is_variational(cfg.algorithm), lk = is_lk(cfg.algorithm), tvl1 = !hs && !lk;
+    const bool hs = is_variational(cfg.algorithm), lk = is_lk(cfg.algorithm), dis = is_dis(cfg.algorithm),
+               tvl1 = !hs && !lk && !dis;
     const auto blocks = [&](int tw, int th) {
         return ((w0 + static_cast<std::size_t>(tw) - 1) / static_cast<std::size_t>(tw)) *
                ((h0 + static_cast<std::size_t>(th) - 1) / static_cast<std::size_t>(th));
@@ -332,7 +366,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     // a whole number of 256-byte units (pitches are multiples of 64 elements), so the work
     // planes lie back to back and those spans stay inside them (checked below).
     l->scratch = tvl1 ? 0 : c.take(scratch);
-    const bool sor = hs && cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    const bool sor = (hs && cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR) || dis; // DIS: its refinement's SOR
     l->u[0] = c.take(f2);
     l->u[1] = c.take(f2);
     l->px[0] = c.take(tvl1 ? t2 : 0);
@@ -364,8 +398,8 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     }
     const bool blurred = hs && cfg.algorithm == OF_ALGO_CLG && make_gaussian(cfg.hs.rho).radius > 0;
     if (blurred && !mul(f32, kHsChannels, &tensor)) return OF_ERR_OVERFLOW;
-    l->hs_slot = hs ? slot : 0;
-    l->hs_i1w = c.take(hs ? f32 : 0);
+    l->hs_slot = hs || dis ? slot : 0;
+    l->hs_i1w = c.take(hs || dis ? f32 : 0);
     l->hs_deriv = c.take(hs ? f4 : 0);
     l->hs_tensor = c.take(tensor);
     for (int k = 0; k < 3; ++k) l->hs_coef[k] = c.take(l->hs_slot);
@@ -379,7 +413,35 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->lk_tensor = c.take(lk ? f32x3 : 0);
     l->lk_conf = c.take(lk ? f32 : 0);
     l->lk_state = c.take(lk ? bytes : 0);
-    if (!tvl1) l->robust = hs ? l->hs_deriv : l->lk_box;
+    // DIS: the gradient pairs, the sparse patch planes (the largest grid of any level).
+    l->dis_sp_pitch = 0;
+    l->dis_sp_h = 0;
+    l->dis_sp_plane = 0;
+    if (dis) {
+        int nx = 1, ny = 1;
+        for (int lv = 0; lv < l->levels; ++lv) {
+            const DisGrid g = dis_grid(l->dims[lv].w, l->dims[lv].h, static_cast<int>(cfg.dis.patch_size),
+                                       static_cast<int>(cfg.dis.patch_stride));
+            if (g.nx > nx) nx = g.nx;
+            if (g.ny > ny) ny = g.ny;
+        }
+        l->dis_sp_pitch = static_cast<int>(dev_pitch(nx));
+        l->dis_sp_h = ny;
+        if (!mul(static_cast<std::size_t>(l->dis_sp_pitch) * static_cast<std::size_t>(ny), 4, &l->dis_sp_plane))
+            return OF_ERR_OVERFLOW;
+    }
+    const std::size_t sp = l->dis_sp_plane;
+    l->dis_g = c.take(dis ? t2 : 0);
+    l->dis_sum = c.take(sp * kDisSums);
+    l->dis_s = c.take(sp * 2);
+    l->dis_t[0] = c.take(sp * 2);
+    l->dis_t[1] = c.take(sp * 2);
+    l->dis_md = c.take(sp);
+    l->dis_err = c.take(sp);
+    // DIS: the local normalisation's 3 F32 planes and the confidence's 4 in the refinement's
+    // coefficient and increment slots (5 consecutive slots of at least one F32 plane each), free
+    // before the first level and after the last.
+    if (!tvl1) l->robust = hs ? l->hs_deriv : lk ? l->lk_box : l->hs_coef[0];
     l->ctrl = c.take(sizeof(Ctrl));
     std::size_t partial_bytes = 0;
     if (!mul(l->partial_count, sizeof(float), &partial_bytes)) return OF_ERR_OVERFLOW;
@@ -408,8 +470,10 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
         if (l->conf_work < l->u[1] + f2 || l->conf_work + four > l->work_end) return OF_ERR_INTERNAL;
     } else if (hs) {
         l->conf_work = l->hs_deriv; // f4 = kConfWorkPlanes F32 planes
-    } else {
+    } else if (lk) {
         l->conf_work = l->lk_box; // LK: the box sums, per level (4 F32 planes); its lk_conf is kept
+    } else {
+        l->conf_work = l->hs_coef[0]; // DIS: hs_coef[0..2], hs_du[0] (at least 4 F32 planes)
     }
     if (!c.end(&l->device_bytes)) return OF_ERR_OVERFLOW;
 
@@ -468,14 +532,14 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
          false, tvl1 ? plane0 * 12 : 0},
         {"out_scratch", "2 F32 planes: the host output's packed rows (after the solve); reuses px[0] onwards",
          tvl1 ? l.out_scratch : 0, false, tvl1 ? plane0 * 8 : 0},
-        {"hs_i1w", "HS/CLG: F32 frame 1 warped (per warp)", l.hs_i1w, true, 0},
+        {"hs_i1w", "HS/CLG (DIS: its refinement): F32 frame 1 warped (per warp)", l.hs_i1w, true, 0},
         {"hs_deriv", "HS/CLG: float4 (Ix, Iy, It) (per warp); the local normalisation's before, the confidence's work after",
          l.hs_deriv, true, 0},
         {"hs_tensor", "CLG: the smoothed tensor's channels (per warp)", l.hs_tensor, true, 0},
-        {"hs_coef[0]", "HS/CLG: coefficient pairs, diagonal (per warp)", l.hs_coef[0], true, 0},
+        {"hs_coef[0]", "HS/CLG/DIS: coefficient pairs, diagonal (per warp)", l.hs_coef[0], true, 0},
         {"hs_coef[1]", "HS/CLG: coefficient pairs, off-diagonal (per warp)", l.hs_coef[1], true, 0},
         {"hs_coef[2]", "HS/CLG: coefficient pairs, right-hand side (per warp)", l.hs_coef[2], true, 0},
-        {"hs_du[0]", "HS/CLG: increment (du, dv), ping-pong", l.hs_du[0], true, 0},
+        {"hs_du[0]", "HS/CLG/DIS: increment (du, dv), ping-pong", l.hs_du[0], true, 0},
         {"hs_du[1]", "HS/CLG: increment, the other half of the ping-pong", l.hs_du[1], true, 0},
         {"lk_g", "LK: frame 0's gradient pairs (per level)", l.lk_g, true, 0},
         {"lk_box", "LK: 4 F32 planes of box sums (per level); the local normalisation's before, the confidence's work after",
@@ -483,6 +547,13 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"lk_tensor", "LK: 3 F32 planes, the tensor or -G^-1 (per level)", l.lk_tensor, true, 0},
         {"lk_conf", "LK: F32 lambda, its own rule (per level; level 0's is combined into the validity output)", l.lk_conf, true, 0},
         {"lk_state", "LK: a byte per pixel, valid and stepping (per level)", l.lk_state, true, 0},
+        {"dis_g", "DIS: frame 0's gradient pairs (per level)", l.dis_g, true, 0},
+        {"dis_sum", "DIS: 5 sparse F32 planes, the patch sums (per level)", l.dis_sum, true, 0},
+        {"dis_s", "DIS: sparse float2, the patches' starts (per round)", l.dis_s, true, 0},
+        {"dis_t[0]", "DIS: sparse float2, the patches' flows after a round", l.dis_t[0], true, 0},
+        {"dis_t[1]", "DIS: sparse float2, the other half of the rounds' ping-pong", l.dis_t[1], true, 0},
+        {"dis_md", "DIS: sparse F32, the patches' mean error (per level)", l.dis_md, true, 0},
+        {"dis_err", "DIS: sparse F32, the patches' E at their flow (per round)", l.dis_err, true, 0},
         {"ctrl", "control block: stop slots, exposure histograms and match, texture sums, warm-start sums", l.ctrl, true, 0},
         {"partials", "F32 per-block partial sums of the epsilon reduction", l.partials, true, 0},
         {"red_partials", "HS GLOBAL SOR: the red half-sweep's partial sums", l.red_partials, true, 0},

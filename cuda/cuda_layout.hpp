@@ -268,6 +268,18 @@ struct DevLayout {
     std::size_t lk_conf;             // F32 confidence of the current level: after a frame, level 0's
                                      // (the validity output)
     std::size_t lk_state;            // uint8 per pixel (pitch bytes a row): 1 valid and stepping, 0 not
+    // Dense Inverse Search (config.algorithm OF_ALGO_DIS, dis_cuda.cuh; 0 bytes for the others).
+    // Its refinement reuses HS's slots hs_i1w, hs_coef[3] and hs_du[2] in the SOR's split layout
+    // (hs_slot bytes each). The patch planes are sparse: dis_sp_h rows of dis_sp_pitch elements,
+    // the largest patch grid of any level of the maximum frame (core/dis_kernels.hpp DisGrid).
+    std::size_t dis_g;               // T2 (gx, gy): frame 0's gradient at the current level
+    std::size_t dis_sum;             // kDisSums sparse F32 planes: the patch sums (per level)
+    std::size_t dis_s;               // float2 sparse: the patches' starts (GLOBAL: after propagation)
+    std::size_t dis_t[2];            // float2 sparse: the patches' flows after a round (FUSED ping-pongs)
+    std::size_t dis_md;              // F32 sparse: the patches' mean error at their flow
+    std::size_t dis_err;             // F32 sparse: the patches' E at their flow (the next propagation's own)
+    std::size_t dis_sp_plane;        // bytes of one sparse F32 plane
+    int dis_sp_pitch, dis_sp_h;      // sparse planes: elements per row, rows
     std::size_t ctrl;                // Ctrl
     std::size_t partials;            // F32 per-block partial sums of the epsilon reduction
     std::size_t red_partials;        // HS GLOBAL SOR: the red half-sweep's (partial_count floats), else 0
@@ -337,6 +349,22 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
 inline bool is_variational(of_algorithm a) { return a == OF_ALGO_HS || a == OF_ALGO_CLG; }
 /// Lucas-Kanade (lk_cuda.cuh: its layout, tuning and frame steps).
 inline bool is_lk(of_algorithm a) { return a == OF_ALGO_LK; }
+/// Dense Inverse Search (dis_cuda.cuh: its layout, tuning and frame steps).
+inline bool is_dis(of_algorithm a) { return a == OF_ALGO_DIS; }
+
+/// Dense Inverse Search launch shapes (dis_cuda.cuh has the kernels). Both variants run the same
+/// steps and differ in how a patch's sums are formed:
+///  - GLOBAL: one thread per patch (kDisPatchThreads a block) summing its p x p pixels alone in
+///    the reference's order (bit for bit), a launch per search round and per propagation; the
+///    refinement's SOR one launch per half-sweep (bw x bh, default 32 x 8);
+///  - FUSED: kDisLanes lanes per patch (rows split over the lanes, the sums reduced by
+///    shuffles), the propagation and the round's steps in one launch (the first round also
+///    takes the starts); the refinement's SOR red and black in one launch (HS's FUSED SOR).
+/// MULTI_ITER asked for explicitly is OF_ERR_UNSUPPORTED; a table's MULTI_ITER row gives FUSED.
+/// AUTO without a table row: FUSED.
+const int kDisPatchThreads = 128;
+const int kDisLanes = 8;
+of_status dis_resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
 
 /// HS / CLG launch shapes (hs_cuda.cuh). Jacobi: GLOBAL (one launch per iteration, any block
 /// up to 1024 threads, default 32x8), FUSED (the MULTI_ITER kernel at depth 1, kHsRowsFused

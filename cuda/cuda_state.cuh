@@ -43,9 +43,10 @@ struct AlgoOps {
 extern const AlgoOps kTvl1Ops; // cuda_frame.cu
 extern const AlgoOps kHsOps;   // hs_frame.cu (HS and CLG)
 extern const AlgoOps kLkOps;   // lk_frame.cu
+extern const AlgoOps kDisOps;  // dis_frame.cu
 
 struct State {
-    const AlgoOps* ops;        // the algorithm's steps (kTvl1Ops, kHsOps, kLkOps)
+    const AlgoOps* ops;        // the algorithm's steps (kTvl1Ops, kHsOps, kLkOps, kDisOps)
     of_config cfg;             // validated copy (pointer fields are not dereferenced)
     Tuning tun;
     DevLayout lay;

@@ -10,6 +10,7 @@ namespace oflow {
 struct KernelTable;
 struct HsKernels;
 struct LkKernels;
+struct DisKernels;
 
 /// True on aarch64 builds (Advanced SIMD is mandatory there).
 bool neon_available();
@@ -29,6 +30,11 @@ void hs_kernels_init_neon(HsKernels* t, bool f16);
 /// F16 (lk_stages_neon.cpp's top comment says why, kernel by kernel): the LK entry's cpu_f16 is
 /// false, so precision F16 runs these.
 void lk_kernels_init_neon(LkKernels* t);
+/// Overrides the Dense Inverse Search entries it vectorises on a table dis_kernels_init_ref
+/// filled, in F32 (neon/dis_patch_neon.cpp: search, propagation; dis_dense_neon.cpp: gradient,
+/// densification; dis_refine_neon.cpp: the refinement's tensor). box_h, box_v and init stay the
+/// reference's. No DIS kernel computes in F16 (dis_patch_neon.cpp's top comment says why).
+void dis_kernels_init_neon(DisKernels* t);
 
 } // namespace oflow
 

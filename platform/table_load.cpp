@@ -32,7 +32,8 @@ struct Choice {
     const char* name;
     int value;
 };
-const Choice kAlgorithms[] = {{"tvl1", OF_ALGO_TVL1}, {"hs", OF_ALGO_HS}, {"clg", OF_ALGO_CLG}, {"lk", OF_ALGO_LK}, {nullptr, 0}};
+const Choice kAlgorithms[] = {{"tvl1", OF_ALGO_TVL1}, {"hs", OF_ALGO_HS}, {"clg", OF_ALGO_CLG}, {"lk", OF_ALGO_LK},
+                              {"dis", OF_ALGO_DIS}, {nullptr, 0}};
 const Choice kPrecisions[] = {{"f32", OF_PRECISION_F32}, {"f16", OF_PRECISION_F16}, {nullptr, 0}};
 const Choice kPaths[] = {{"cpu", kPathCpu}, {"gpu", kPathGpu}, {nullptr, 0}};
 const Choice kVariants[] = {{"global", kVariantGlobal}, {"fused", kVariantFused},

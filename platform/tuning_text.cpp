@@ -14,6 +14,7 @@ const char* algorithm_name(of_algorithm a) {
     case OF_ALGO_HS: return "hs";
     case OF_ALGO_CLG: return "clg";
     case OF_ALGO_LK: return "lk";
+    case OF_ALGO_DIS: return "dis";
     default: return "?";
     }
 }

@@ -33,6 +33,14 @@ matrix_frames (tests/tools) writes every cell's frames at its native size, OpenC
 runs on each with oflow's TV-L1 default schedule, and the EPE of every cell goes to a TSV
 (--matrix-out). opencv_matrix()'s docstring has the settings.
 
+--dis: Dense Inverse Search against OpenCV's cv2.DISOpticalFlow (CPU), for each preset
+(ultrafast, fast, medium; --dis-presets filters): the EPE of both on every cell of the motion x
+photometry matrix (matrix_frames' frames rounded to 8 bits, the same PNGs for both), the mean
+and the worst cell ratio (targets: mean <= OpenCV's, no cell above 1.15x), and the time at one
+thread at --dis-time-sizes (640x480, 1280x720, 1920x1080; target oflow <= 1.25x OpenCV) with
+oflow's 2-thread speed-up and the machine's load. A table per preset on stdout (progress on
+stderr), --dis-out FILE the same as TSV (or JSON). dis_peer()'s docstring has the method.
+
 Usage: scripts/compare_opencv.py --matrix [--matrix-out tests/data/opencv_matrix.tsv]
            [--frames-tool build/host/tests/matrix_frames] [--jobs 2] [--seed 1]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli --lk
@@ -43,6 +51,11 @@ Usage: scripts/compare_opencv.py --matrix [--matrix-out tests/data/opencv_matrix
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli [--size 640x480] [--threads 1]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli --exposure [--quick]
            [--cases fine-texture,camera-motion] [--jobs 2] [--median 5] [--oflow-flags "..."]
+       scripts/compare_opencv.py --cli build/host/samples/oflow-cli --dis
+           [--frames-tool build/host/tests/matrix_frames] [--jobs 2] [--repeat 5] [--quick]
+           [--dis-presets ultrafast,fast,medium] [--dis-time-sizes 640x480,1280x720,1920x1080]
+           [--dis-out FILE.tsv|FILE.json] [--dis-dir DIR] [--seed 1]
+           [--dis-idle-wait 120 [--dis-idle-busy 25]]
 """
 import argparse
 import concurrent.futures
@@ -698,6 +711,279 @@ def lk_peer(a, tmp):
           f"(both valid) in {met['epe']}; oflow faster in {met['time']}")
 
 
+# --dis: Dense Inverse Search against OpenCV's CPU DISOpticalFlow (dis_peer's docstring).
+DIS_PRESETS = ["ultrafast", "fast", "medium"]
+DIS_TIME_SIZES = "640x480,1280x720,1920x1080"
+DIS_EPE_RATIO_MAX = 1.15  # no cell worse than this times OpenCV's EPE
+DIS_TIME_RATIO_MAX = 1.25  # oflow 1 thread / OpenCV 1 thread
+
+
+def write_flo(path, flow):
+    h, w = flow.shape[:2]
+    with open(path, "wb") as f:
+        np.array([202021.25], "<f4").tofile(f)
+        np.array([w, h], "<i4").tofile(f)
+        flow.astype("<f4").tofile(f)
+
+
+def cpu_busy(seconds=1.0):
+    """The share of all CPUs busy over `seconds` (/proc/stat), while this script does nothing."""
+    def sample():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + (v[4] if len(v) > 4 else 0)  # total, idle + iowait
+    try:
+        t0, i0 = sample()
+        time.sleep(seconds)
+        t1, i1 = sample()
+        return 100.0 * (1.0 - (i1 - i0) / max(1, t1 - t0))
+    except OSError:
+        return float("nan")
+
+
+def uptime_line():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        la = os.getloadavg()
+        return f"load average: {la[0]:.2f}, {la[1]:.2f}, {la[2]:.2f}"
+
+
+def dis_peer(a, tmp):
+    """DIS: oflow's reference path (--algo dis --preset P) against OpenCV's cv2.DISOpticalFlow.
+
+    OpenCV: cv2.DISOpticalFlow_create(PRESET_ULTRAFAST | PRESET_FAST | PRESET_MEDIUM) with the
+    preset's own settings (patch size, stride, gradient descent iterations, finest scale,
+    variational refinement iterations, mean normalisation and spatial propagation on), CPU,
+    8-bit single-channel frames only. oflow: `oflow-cli FRAME0 FRAME1 --algo dis --preset P
+    --backend reference` with its defaults otherwise (--robust level-norm), no validity plane
+    (--no-validity: the flow is the same either way).
+
+    Accuracy: every cell of the motion x photometry matrix (core/synth_matrix.hpp) at its native
+    size, from `matrix_frames DIR --seed S` (tests/tools). Its float32 0..255 frames are rounded
+    and clipped to 8 bits and written as PNGs: both sides read the same 8-bit frames. EPE = mean
+    endpoint error over all pixels (occluded ones and those whose match leaves the frame
+    included), computed here for both flows (oflow's from its -o file, checked against the EPE
+    oflow-cli prints). Targets per preset: mean EPE over the cells <= OpenCV's, and no cell
+    above 1.15x OpenCV's EPE. --jobs N cells at a time (OpenCV and oflow-cli runs alike).
+
+    Time: one thread each, camera-motion frames (oflow-cli --synth camera-motion --size WxH
+    --save-frames, 8-bit PNGs) at each of --dis-time-sizes: OpenCV with cv2.setNumThreads(1),
+    one warm-up calc() and then the median of --repeat calls; oflow-cli --threads 1
+    --no-validity --repeat N (the median of N of_process calls; the context is created before,
+    untimed, as OpenCV's object is). Target: oflow / OpenCV <= 1.25 at 1 thread. oflow's
+    --threads 2 speed-up is reported beside. The timing runs after the accuracy part, one
+    process at a time; the machine's CPU use by others (a 1 s /proc/stat sample before each
+    size, while this script is idle) and the load averages are printed with it: the timings
+    are only as good as the machine was idle. --dis-idle-wait S waits up to S seconds before
+    each timing block for that share to drop to --dis-idle-busy percent.
+
+    --quick: the cells up to 512x512 with photometry none and gain-noise, and the first time
+    size. --dis-out FILE writes the results as TSV (or JSON when FILE ends in .json).
+    """
+    presets = [p for p in (a.dis_presets.split(",") if a.dis_presets else DIS_PRESETS) if p]
+    bad = [p for p in presets if p not in DIS_PRESETS]
+    if bad:
+        sys.exit(f"compare_opencv: --dis-presets {','.join(bad)}: {', '.join(DIS_PRESETS)}")
+    cv_id = {"ultrafast": cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST, "fast": cv2.DISOPTICAL_FLOW_PRESET_FAST,
+             "medium": cv2.DISOPTICAL_FLOW_PRESET_MEDIUM}
+    if not os.path.isfile(a.frames_tool):
+        sys.exit(f"compare_opencv: --frames-tool {a.frames_tool}: not found (build the matrix_frames target)")
+    work = a.dis_dir or os.path.join(tmp, "dis")
+    frames = os.path.join(work, "matrix")
+    os.makedirs(work, exist_ok=True)
+    if not os.path.isfile(os.path.join(frames, "cells.tsv")):
+        subprocess.run([a.frames_tool, frames, "--seed", str(a.seed)], check=True, stdout=subprocess.DEVNULL)
+    cells = []
+    with open(os.path.join(frames, "cells.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("motion\t"):
+                continue
+            motion, photometry, w, h = line.split("\t")[:4]
+            cells.append((motion, photometry, int(w), int(h)))
+    time_sizes = a.dis_time_sizes.split(",")
+    if a.quick:
+        cells = [c for c in cells if c[2] * c[3] <= 512 * 512 and c[1] in ("none", "gain-noise")]
+        time_sizes = time_sizes[:1]
+    cv2.setNumThreads(1)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    def to_png(motion, photometry, w, h):
+        stem = os.path.join(frames, f"{motion}_{photometry}_")
+        out = os.path.join(work, f"{motion}_{photometry}")
+        if not os.path.isfile(out + "_gt.flo"):
+            for i in (0, 1):
+                img = np.fromfile(f"{stem}{i}.f32", "<f4").reshape(h, w)
+                cv2.imwrite(f"{out}{i}.png", np.clip(np.rint(img), 0, 255).astype(np.uint8))
+            gt = np.fromfile(stem + "gt.f32", "<f4").reshape(2, h, w).transpose(1, 2, 0)
+            write_flo(out + "_gt.flo", gt)
+        return out
+
+    def epe_cell(cell, preset):
+        motion, photometry, w, h = cell
+        prefix = os.path.join(work, f"{motion}_{photometry}")
+        gt = read_flo(prefix + "_gt.flo")
+        i0 = cv2.imread(prefix + "0.png", cv2.IMREAD_GRAYSCALE)
+        i1 = cv2.imread(prefix + "1.png", cv2.IMREAD_GRAYSCALE)
+        cv_epe = epe_aae(cv2.DISOpticalFlow_create(cv_id[preset]).calc(i0, i1, None), gt)[0]
+        out_flo = f"{prefix}_{preset}_oflow.flo"
+        out = json.loads(run_cli(a.cli, [prefix + "0.png", prefix + "1.png", "--gt", prefix + "_gt.flo",
+                                         "--algo", "dis", "--preset", preset, "--backend", "reference",
+                                         "--no-validity", "--json", "-o", out_flo]))
+        of_epe = epe_aae(read_flo(out_flo), gt)[0]
+        os.remove(out_flo)
+        assert abs(out["epe"] - of_epe) < 1e-3, "oflow-cli's EPE disagrees with this script's"
+        log(f"  {preset:<9} {motion:<14} {photometry:<11} {w}x{h}: OpenCV {cv_epe:.4f}  oflow {of_epe:.4f}")
+        return {"preset": preset, "motion": motion, "photometry": photometry, "width": w, "height": h,
+                "opencv_epe": cv_epe, "oflow_epe": of_epe, "ratio": of_epe / cv_epe if cv_epe > 0 else float("inf"),
+                "oflow_levels": out.get("levels"), "oflow_robust": out.get("robust")}
+
+    log(f"DIS accuracy: {len(cells)} cells x {len(presets)} presets, {a.jobs} at a time")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        list(pool.map(lambda c: to_png(*c), cells))
+        futures = [pool.submit(epe_cell, c, p) for p in presets for c in cells]
+        try:
+            epe_rows = [f.result() for f in futures]
+        except CliError as e:
+            for f in futures:
+                f.cancel()
+            sys.exit(str(e))
+
+    # Timing: one process at a time, after the accuracy part.
+    time_rows = []
+    uptime_before = uptime_line()
+    for size in time_sizes:
+        prefix = os.path.join(work, f"time_{size}_")
+        if not os.path.isfile(prefix + "1.png"):
+            run_cli(a.cli, ["--synth", "camera-motion", "--size", size, "--save-frames", prefix,
+                            "--algo", "dis", "--preset", "ultrafast", "--no-validity"])
+        i0 = cv2.imread(prefix + "0.png", cv2.IMREAD_GRAYSCALE)
+        i1 = cv2.imread(prefix + "1.png", cv2.IMREAD_GRAYSCALE)
+        for preset in presets:
+            busy = cpu_busy()
+            deadline = time.monotonic() + a.dis_idle_wait
+            while busy > a.dis_idle_busy and time.monotonic() < deadline:  # --dis-idle-wait: wait for quiet
+                busy = cpu_busy(2.0)
+            load0 = os.getloadavg()[0]
+            log(f"  timing {preset} {size} (others' CPU use {busy:.0f} %, load {load0:.2f})")
+            d = cv2.DISOpticalFlow_create(cv_id[preset])
+            d.calc(i0, i1, None)  # warm-up
+            times = []
+            for _ in range(a.repeat):
+                t0 = time.perf_counter()
+                d.calc(i0, i1, None)
+                times.append((time.perf_counter() - t0) * 1e3)
+            cv_ms = float(np.median(times))
+            of_ms = {}
+            for threads in (1, 2):
+                out = json.loads(run_cli(a.cli, [prefix + "0.png", prefix + "1.png", "--algo", "dis", "--preset",
+                                                 preset, "--backend", "reference", "--threads", str(threads),
+                                                 "--no-validity", "--repeat", str(a.repeat), "--json"]))
+                of_ms[threads] = out["ms"]
+            time_rows.append({"preset": preset, "size": size, "opencv_ms": cv_ms, "oflow_ms": of_ms[1],
+                              "ratio": of_ms[1] / cv_ms, "oflow_ms_2threads": of_ms[2],
+                              "speedup_2threads": of_ms[1] / of_ms[2], "others_cpu_percent": busy,
+                              "load1_before": load0, "load1_after": os.getloadavg()[0]})
+    uptime_after = uptime_line()
+
+    # The tables.
+    def f3(v):
+        return "-" if v != v else f"{v:.3f}"
+
+    print(f"DIS peer check: oflow --algo dis (reference backend, its defaults: --robust level-norm) against "
+          f"OpenCV {cv2.__version__} cv2.DISOpticalFlow (CPU) with the same preset")
+    print(f"Accuracy: the motion x photometry matrix (matrix_frames seed {a.seed}, native sizes), frames rounded "
+          f"and clipped to 8 bits, the same PNGs for both; EPE over all pixels")
+    print(f"Time: camera-motion frames, median of {a.repeat} calls, oflow-cli --backend reference --no-validity; "
+          f"{os.cpu_count()} CPUs")
+    print(f"uptime before timing: {uptime_before}")
+    print(f"uptime after timing:  {uptime_after}")
+    summary = {}
+    for preset in presets:
+        rows = [r for r in epe_rows if r["preset"] == preset]
+        print(f"\n## preset {preset}\n")
+        print("| motion | photometry | size | OpenCV EPE | oflow EPE | oflow / OpenCV |")
+        print("|---|---|---|---|---|---|")
+        for r in rows:
+            flag = " **" if r["ratio"] > DIS_EPE_RATIO_MAX else ""
+            print(f"| {r['motion']} | {r['photometry']} | {r['width']}x{r['height']} | {f3(r['opencv_epe'])} | "
+                  f"{f3(r['oflow_epe'])} | {r['ratio']:.2f}{flag} |")
+        cv_mean = float(np.mean([r["opencv_epe"] for r in rows]))
+        of_mean = float(np.mean([r["oflow_epe"] for r in rows]))
+        worst = max(rows, key=lambda r: r["ratio"])
+        above = [r for r in rows if r["ratio"] > DIS_EPE_RATIO_MAX]
+        print(f"| **mean ({len(rows)} cells)** | | | **{cv_mean:.3f}** | **{of_mean:.3f}** | **{of_mean / cv_mean:.2f}** |")
+        print(f"\nWorst cell ratio: {worst['ratio']:.2f} ({worst['motion']}/{worst['photometry']}); "
+              f"best: {min(r['ratio'] for r in rows):.2f}; cells above {DIS_EPE_RATIO_MAX}x: {len(above)}"
+              + (" (" + ", ".join(f"{r['motion']}/{r['photometry']} {r['ratio']:.2f}" for r in above) + ")"
+                 if above else ""))
+        trows = [r for r in time_rows if r["preset"] == preset]
+        print(f"\nTime per frame, ms (median of {a.repeat}); others' CPU use: share of the {os.cpu_count()} CPUs "
+              f"busy in 1 s just before, this script idle")
+        print("| size | OpenCV 1 thread | oflow 1 thread | oflow / OpenCV | oflow 2 threads | oflow speed-up 2 threads "
+              "| others' CPU % | load 1 min before / after |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in trows:
+            flag = " **" if r["ratio"] > DIS_TIME_RATIO_MAX else ""
+            print(f"| {r['size']} | {r['opencv_ms']:.1f} | {r['oflow_ms']:.1f} | {r['ratio']:.2f}{flag} | "
+                  f"{r['oflow_ms_2threads']:.1f} | {r['speedup_2threads']:.2f}x | {r['others_cpu_percent']:.0f} | "
+                  f"{r['load1_before']:.2f} / {r['load1_after']:.2f} |")
+        t_above = [r for r in trows if r["ratio"] > DIS_TIME_RATIO_MAX]
+        met = {"mean_epe": of_mean <= cv_mean, "worst_cell": not above, "time": bool(trows) and not t_above,
+               "threads_pay": bool(trows) and all(r["speedup_2threads"] > 1.0 for r in trows)}
+        summary[preset] = {"opencv_mean_epe": cv_mean, "oflow_mean_epe": of_mean, "worst_ratio": worst["ratio"],
+                           "worst_cell": f"{worst['motion']}/{worst['photometry']}", "cells_above": len(above),
+                           "targets_met": met}
+
+        def yes(ok):
+            return "met" if ok else "NOT met"
+        print(f"\nTargets, {preset}: mean EPE <= OpenCV's: {yes(met['mean_epe'])} ({of_mean:.3f} vs {cv_mean:.3f}); "
+              f"no cell above {DIS_EPE_RATIO_MAX}x: {yes(met['worst_cell'])} (worst {worst['ratio']:.2f}); "
+              f"time <= {DIS_TIME_RATIO_MAX}x OpenCV at 1 thread: {yes(met['time'])}"
+              + (f" ({', '.join(r['size'] + ' ' + format(r['ratio'], '.2f') for r in t_above)})" if t_above else "")
+              + f"; 2 threads faster at every size: {yes(met['threads_pay'])}")
+
+    if a.dis_out:
+        if os.path.dirname(a.dis_out):
+            os.makedirs(os.path.dirname(a.dis_out), exist_ok=True)
+        command = " ".join(shlex.quote(v) for v in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
+        stamp = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+        if a.dis_out.endswith(".json"):
+            with open(a.dis_out, "w") as f:
+                json.dump({"opencv": cv2.__version__, "seed": a.seed, "repeat": a.repeat, "command": command,
+                           "date": stamp, "cpus": os.cpu_count(), "uptime_before": uptime_before,
+                           "uptime_after": uptime_after, "epe": epe_rows, "time": time_rows,
+                           "summary": summary}, f, indent=1)
+        else:
+            with open(a.dis_out, "w") as f:
+                f.write(f"# DIS peer check: oflow --algo dis --preset P (reference) vs OpenCV {cv2.__version__} "
+                        f"cv2.DISOpticalFlow; matrix_frames seed {a.seed}, 8-bit PNGs for both; EPE over all pixels\n")
+                f.write(f"# time: ms, median of {a.repeat}, 1 thread unless named; {stamp}, {os.cpu_count()} CPUs; "
+                        f"uptime before: {uptime_before}; after: {uptime_after}\n")
+                f.write(f"# command: {command}\n")
+                f.write("table\tpreset\tmotion\tphotometry\twidth\theight\topencv_epe\toflow_epe\tratio\n")
+                for r in epe_rows:
+                    f.write(f"epe\t{r['preset']}\t{r['motion']}\t{r['photometry']}\t{r['width']}\t{r['height']}\t"
+                            f"{r['opencv_epe']:.4f}\t{r['oflow_epe']:.4f}\t{r['ratio']:.3f}\n")
+                f.write("table\tpreset\topencv_mean_epe\toflow_mean_epe\tmean_ratio\tworst_ratio\tworst_cell\t"
+                        "cells_above_1.15\n")
+                for p, s in summary.items():
+                    f.write(f"summary\t{p}\t{s['opencv_mean_epe']:.4f}\t{s['oflow_mean_epe']:.4f}\t"
+                            f"{s['oflow_mean_epe'] / s['opencv_mean_epe']:.3f}\t{s['worst_ratio']:.3f}\t"
+                            f"{s['worst_cell']}\t{s['cells_above']}\n")
+                f.write("table\tpreset\tsize\topencv_ms\toflow_ms\tratio\toflow_ms_2threads\tspeedup_2threads\t"
+                        "others_cpu_percent\tload1_before\tload1_after\n")
+                for r in time_rows:
+                    f.write(f"time\t{r['preset']}\t{r['size']}\t{r['opencv_ms']:.2f}\t{r['oflow_ms']:.2f}\t"
+                            f"{r['ratio']:.3f}\t{r['oflow_ms_2threads']:.2f}\t{r['speedup_2threads']:.3f}\t"
+                            f"{r['others_cpu_percent']:.0f}\t{r['load1_before']:.2f}\t{r['load1_after']:.2f}\n")
+        print(f"\nwrote {a.dis_out}")
+    if not a.dis_dir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=None, help="oflow-cli (every mode but --sor-anchor)")
@@ -729,15 +1015,30 @@ def main():
                     help="run the exposure grid instead of the accuracy and time tables")
     ap.add_argument("--exposure-size", default="320x240")
     ap.add_argument("--quick", action="store_true",
-                    help="exposure grid subset: gains 0.8 1.1, offsets -20 20, sigma 3")
+                    help="exposure grid subset: gains 0.8 1.1, offsets -20 20, sigma 3; --dis: the cells up to "
+                         "512x512 with photometry none / gain-noise, the first time size")
     ap.add_argument("--jobs", type=int, default=None,
-                    help="exposure grid points (default 1) or --matrix cells (default 2) run at a time")
+                    help="exposure grid points (default 1), --matrix cells (default 2) or --dis accuracy runs "
+                         "(default 1; never the timing) at a time")
     ap.add_argument("--seed", type=int, default=1, help="exposure grid / --matrix texture seed")
     ap.add_argument("--matrix", action="store_true",
                     help="OpenCV's DualTVL1 on the motion x photometry matrix (opencv_matrix), to --matrix-out")
     ap.add_argument("--matrix-out", default="tests/data/opencv_matrix.tsv", help="--matrix: the TSV written")
     ap.add_argument("--frames-tool", default="build/host/tests/matrix_frames",
-                    help="--matrix: the matrix_frames tool (tests/tools/matrix_frames.cpp)")
+                    help="--matrix, --dis: the matrix_frames tool (tests/tools/matrix_frames.cpp)")
+    ap.add_argument("--dis", action="store_true",
+                    help="DIS presets against OpenCV's cv2.DISOpticalFlow: matrix EPE and 1-thread time (dis_peer)")
+    ap.add_argument("--dis-out", default=None, help="--dis: also write the results to this TSV (.json: JSON)")
+    ap.add_argument("--dis-presets", default="", help="--dis: comma-separated subset of ultrafast,fast,medium")
+    ap.add_argument("--dis-time-sizes", default=DIS_TIME_SIZES, help="--dis: the sizes timed")
+    ap.add_argument("--dis-idle-wait", type=float, default=0.0,
+                    help="--dis: before each timing block wait up to this many seconds for the others' CPU use "
+                         "to drop to --dis-idle-busy (a shared machine)")
+    ap.add_argument("--dis-idle-busy", type=float, default=25.0,
+                    help="--dis: the share of all CPUs (%%) busy by others that --dis-idle-wait waits for")
+    ap.add_argument("--dis-dir", default=None,
+                    help="--dis: keep the frames (matrix, PNGs) in this directory and reuse them (default: a "
+                         "temporary one, removed)")
     ap.add_argument("--backend", default="reference", help="oflow-cli --backend (exposure grid)")
     ap.add_argument("--median", type=int, choices=[3, 5], default=None,
                     help="exposure grid: OpenCV's median filter size, and oflow's default run's")
@@ -760,6 +1061,9 @@ def main():
         sys.exit("compare_opencv: --cli is required (except with --sor-anchor and --matrix)")
     if a.exposure:
         exposure_grid(a, tmp)
+        return
+    if a.dis:
+        dis_peer(a, tmp)
         return
     if a.lk:
         lk_peer(a, tmp)

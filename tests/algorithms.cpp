@@ -150,7 +150,7 @@ void check_cpu_precision_model(of_algorithm id) {
 } // namespace
 
 int main() {
-    const of_algorithm ids[] = {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK};
+    const of_algorithm ids[] = {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK, OF_ALGO_DIS};
     int registered = 0;
     for (of_algorithm id : ids) {
         CHECK(algorithm_known(id));
@@ -179,7 +179,7 @@ int main() {
         const Algorithm* a = find_algorithm(id);
         if (a && !a->gpu_path) check_cpu_precision_model(id);
     }
-    const int32_t unknown[] = {0, 5, -1, 0x7fffffff};
+    const int32_t unknown[] = {0, 6, -1, 0x7fffffff};
     for (int32_t id : unknown) {
         CHECK(!algorithm_known(id) && find_algorithm(id) == nullptr);
         of_config c;

@@ -70,7 +70,7 @@ void test_config_init() {
     CHECK(nonempty(of_last_error(nullptr)));
 
     // Unknown algorithm: INVALID_ARGUMENT and *cfg untouched.
-    const int bad_algos[] = {0, 5, 99, 0x7fffffff};
+    const int bad_algos[] = {0, 6, 99, 0x7fffffff};
     for (int a : bad_algos) {
         of_config c;
         std::memset(&c, 0x5A, sizeof c);

@@ -98,7 +98,7 @@ void check_contract() {
 }
 
 void check_cpu() {
-    const of_algorithm algs[] = {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_LK};
+    const of_algorithm algs[] = {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_LK, OF_ALGO_DIS};
     for (of_algorithm a : algs)
         for (uint32_t threads : {1u, 4u}) {
             of_config c;

@@ -9,7 +9,7 @@
 typedef char of_check_ok[(OF_OK == 0) ? 1 : -1];
 typedef char of_check_null[(OF_ERR_NULL_POINTER == 1) ? 1 : -1];
 typedef char of_check_internal[(OF_ERR_INTERNAL == 14) ? 1 : -1];
-typedef char of_check_algo[(OF_ALGO_TVL1 == 1 && OF_ALGO_LK == 4) ? 1 : -1];
+typedef char of_check_algo[(OF_ALGO_TVL1 == 1 && OF_ALGO_LK == 4 && OF_ALGO_DIS == 5) ? 1 : -1];
 typedef char of_check_fmt[(OF_PIXEL_U8 == 1 && OF_PIXEL_F32 == 3) ? 1 : -1];
 typedef char of_check_backend[(OF_BACKEND_AUTO == 0 && OF_BACKEND_CUDA == 3) ? 1 : -1];
 typedef char of_check_valid[(OF_VALID_NONE == 0 && OF_VALID_MASK_U8 == 1 && OF_VALID_CONFIDENCE_F32 == 2 &&

@@ -53,7 +53,7 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
     c.backend = backend;
     c.robust = static_cast<of_robust>(robust);
     c.iterations = 15;
-    c.warps = algo == OF_ALGO_LK ? 1 : 3; // LK has no warps
+    c.warps = algo == OF_ALGO_LK || algo == OF_ALGO_DIS ? 1 : 3; // LK and DIS have no warps
     char what[96];
     std::snprintf(what, sizeof what, "algorithm %d solver %d format %d threads %u backend %d robust %d",
                   static_cast<int>(algo), static_cast<int>(solver), static_cast<int>(fmt), threads,
@@ -239,6 +239,9 @@ int main() {
     if (expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA) {
         run_config(OF_PIXEL_U8, 1, OF_BACKEND_REFERENCE, OF_ALGO_LK);
         run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_LK);
+        // DIS: its patch planes, rounds, densification and refinement (the HS family's SOR).
+        run_config(OF_PIXEL_U8, 1, OF_BACKEND_REFERENCE, OF_ALGO_DIS);
+        run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_DIS);
     }
     // Robust pick, the default: three solves per pair (TV-L1 four), the best flow (and LK's confidence plane)
     // kept in its own planes, for every algorithm (the grid above runs one solve, local-norm, to

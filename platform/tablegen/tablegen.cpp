@@ -86,7 +86,8 @@ const char* algorithm_enum(of_algorithm a) {
     case OF_ALGO_TVL1: return "OF_ALGO_TVL1";
     case OF_ALGO_HS: return "OF_ALGO_HS";
     case OF_ALGO_CLG: return "OF_ALGO_CLG";
-    default: return "OF_ALGO_LK";
+    case OF_ALGO_LK: return "OF_ALGO_LK";
+    default: return "OF_ALGO_DIS";
     }
 }
 const char* precision_enum(of_precision p) { return p == OF_PRECISION_F16 ? "OF_PRECISION_F16" : "OF_PRECISION_F32"; }

@@ -16,6 +16,7 @@
 // Usage: oflow-bench --cpu ... (CPU path, every build: bench_cpu.cpp)
 //        oflow-bench --hs [--quick] [--smoke] [--json FILE] (HS / CLG on CUDA: bench_hs.cpp)
 //        oflow-bench --lk [--quick] [--smoke] [--json FILE] (Lucas-Kanade on CUDA: bench_lk.cpp)
+//        oflow-bench --dis [--quick] [--smoke] [--json FILE] (Dense Inverse Search on CUDA: bench_dis.cpp)
 //        oflow-bench --stream [--quick] [--smoke] [--json FILE] (camera streams at 1080p: bench_stream.cpp)
 //        oflow-bench [--quick] [--sweep] [--json FILE] [--smoke (tiny sizes: tests the tool)]
 //                    [--shapes N --shape VARIANT,PREC,BH,DEPTH[,F16ROWS[,BOUND]] ...] (launch shapes at N x N
@@ -37,6 +38,7 @@
 #include "oflow.h"
 #include "samples/bench/bench_cpu.hpp"
 #include "samples/bench/bench_hs.hpp"
+#include "samples/bench/bench_dis.hpp"
 #include "samples/bench/bench_lk.hpp"
 #include "samples/bench/bench_stream.hpp"
 #include "samples/bench/bench_util.hpp"
@@ -855,6 +857,7 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--cpu")) return run_cpu_bench(argc - 1, argv + 1);
         if (!std::strcmp(argv[i], "--hs")) return run_hs_bench(argc - 1, argv + 1);
         if (!std::strcmp(argv[i], "--lk")) return run_lk_bench(argc - 1, argv + 1);
+        if (!std::strcmp(argv[i], "--dis")) return run_dis_bench(argc - 1, argv + 1);
         if (!std::strcmp(argv[i], "--stream")) return run_stream_bench(argc - 1, argv + 1);
     }
     Opts o;
@@ -884,7 +887,7 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) {
             for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) o.budgets.push_back(std::atof(t));
         } else {
-            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench --hs [--quick] [--smoke] [--json FILE]\n       oflow-bench --lk [--quick] [--smoke] [--json FILE]\n       oflow-bench --stream [--quick] [--smoke] [--json FILE]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure] [--confidence]\n");
+            std::fprintf(stderr, "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--json FILE] [--smoke]\n       oflow-bench --hs [--quick] [--smoke] [--json FILE]\n       oflow-bench --lk [--quick] [--smoke] [--json FILE]\n       oflow-bench --dis [--quick] [--smoke] [--json FILE]\n       oflow-bench --stream [--quick] [--smoke] [--json FILE]\n       oflow-bench [--quick] [--sweep] [--json FILE] [--smoke] [--shapes N --shape V,P,BH,DEPTH[,ROWS]...] [--budget MS,... [--warps N] [--budget-case C] [--budget-levels N]] [--exposure] [--confidence]\n");
             return 2;
         }
     }

@@ -162,7 +162,7 @@ const char* usage_text() {
            "The pixel format follows the input: u8 for 8-bit PNG/PGM pairs, u16 when either\n"
            "frame is 16-bit, f32 for --synth.\n"
            "solver:\n"
-           "  --algo A            tvl1 | hs | clg | lk (default tvl1)\n"
+           "  --algo A            tvl1 | hs | clg | lk | dis (default tvl1)\n"
            "  --backend B         auto | reference | neon | cuda (default auto)\n"
            "  --precision P       auto | f32 | f16 (default auto)\n"
            "  --variant V         GPU kernels: auto | global | fused | multi-iter\n"
@@ -196,6 +196,13 @@ const char* usage_text() {
            "  --lambda F --tau F --theta F   TV-L1 parameters\n"
            "  --alpha F --rho F   HS/CLG parameters\n"
            "  --solver S --omega F  HS/CLG linear solver: jacobi | sor, SOR over-relaxation\n"
+           "  --preset P          DIS (--algo dis only): ultrafast | fast | medium (OpenCV's\n"
+           "                      presets; default medium); the flags below change one field\n"
+           "  --patch N --stride N --dis-iters N --finest N --refine N   DIS: patch side\n"
+           "                      (4..32), grid step (1..patch), Gauss-Newton steps per patch,\n"
+           "                      finest level solved, refinement iterations (0 = none)\n"
+           "  --refine-alpha F --refine-delta F --refine-gamma F   DIS refinement weights:\n"
+           "                      smoothness, brightness constancy, gradient constancy\n"
            "  --window N --min-eigen F   LK (--algo lk only): window side (odd, 3..33), the\n"
            "                      smallest eigenvalue of a window's gradient tensor per pixel\n"
            "                      of the window that is valid (>= 0)\n"
@@ -211,6 +218,9 @@ const char* usage_text() {
            "  --json              print one JSON object instead of text; its \"config\" member\n"
            "                      is the of_config that ran (--explain --json too)\n"
            "  --repeat N          run N times and report the median time\n"
+           "  --no-validity       do not ask for of_flow.valid: no confidence pass, so the time\n"
+           "                      is the flow's alone; no valid share / EPE over the valid\n"
+           "                      pixels (not with --valid, --confidence, --min-confidence)\n"
            "  -h, --help          this text\n"
            "Errors print one line on stderr and exit with status 2.\n";
 }
@@ -235,12 +245,15 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             arg = arg.substr(0, eq);
             inline_value = true;
         }
-        if (arg == "--explain" || arg == "--json" || arg == "--stream") {
+        if (arg == "--explain" || arg == "--json" || arg == "--stream" || arg == "--no-validity") {
             if (inline_value) {
                 *err = "option " + arg + " takes no value";
                 return ParseResult::Error;
             }
-            (arg == "--json" ? o->json : arg == "--stream" ? o->stream : o->explain) = true;
+            (arg == "--json"          ? o->json
+             : arg == "--stream"      ? o->stream
+             : arg == "--no-validity" ? o->no_validity
+                                      : o->explain) = true;
             continue;
         }
         static const char* const kWithValue[] = {
@@ -250,7 +263,9 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
             "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--median",
             "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture", "--growth",
-            "--warm-start", "--flow-format", "--confidence", "--min-confidence"};
+            "--warm-start", "--flow-format", "--confidence", "--min-confidence", "--preset", "--patch",
+            "--stride", "--dis-iters", "--finest", "--refine", "--refine-alpha", "--refine-delta",
+            "--refine-gamma"};
         bool known = false;
         for (const char* k : kWithValue) known = known || arg == k;
         if (!known) {
@@ -319,8 +334,23 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             if (!parse_u32(value, 0, 5, &u) || (u != 0 && u != 3 && u != 5)) return bad("0, 3 or 5");
             o->median = u;
         } else if (arg == "--algo") {
-            if (!one_of(value, {"tvl1", "hs", "clg", "lk"})) return bad("tvl1, hs, clg or lk");
+            if (!one_of(value, {"tvl1", "hs", "clg", "lk", "dis"})) return bad("tvl1, hs, clg, lk or dis");
             o->algo = value;
+        } else if (arg == "--preset") {
+            if (!one_of(value, {"ultrafast", "fast", "medium"})) return bad("ultrafast, fast or medium");
+            o->preset = value;
+        } else if (arg == "--patch" || arg == "--stride" || arg == "--dis-iters" || arg == "--finest" ||
+                   arg == "--refine") {
+            if (!parse_u32(value, 0, 0xffffffffu, &u)) return bad("a non-negative integer");
+            (arg == "--patch"       ? o->patch
+             : arg == "--stride"    ? o->stride
+             : arg == "--dis-iters" ? o->dis_iters
+             : arg == "--finest"    ? o->finest
+                                    : o->refine) = u;
+        } else if (arg == "--refine-alpha" || arg == "--refine-delta" || arg == "--refine-gamma") {
+            const FloatParse why = parse_float_why(value, &f);
+            if (why != FloatParse::Ok) return bad(float_expected(why).c_str());
+            (arg == "--refine-alpha" ? o->refine_alpha : arg == "--refine-delta" ? o->refine_delta : o->refine_gamma) = f;
         } else if (arg == "--backend") {
             if (!one_of(value, {"auto", "reference", "neon", "cuda"}))
                 return bad("auto, reference, neon or cuda");
@@ -376,6 +406,24 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
     if ((o->window || o->min_eigen) && o->algo != "lk") {
         *err = std::string(o->window ? "--window" : "--min-eigen") + " applies to --algo lk only (the algorithm is " +
                o->algo + ")";
+        return ParseResult::Error;
+    }
+    if (o->no_validity) { // the validity plane is what these flags write or tune
+        const char* needs = !o->valid_png.empty()        ? "--valid"
+                            : !o->confidence_pfm.empty() ? "--confidence"
+                            : o->min_confidence          ? "--min-confidence"
+                                                         : nullptr;
+        if (needs) {
+            *err = std::string("--no-validity and ") + needs + " exclude each other (" + needs +
+                   " needs the validity plane that --no-validity does not ask for)";
+            return ParseResult::Error;
+        }
+    }
+    const bool dis_flag = o->preset || o->patch || o->stride || o->dis_iters || o->finest || o->refine ||
+                          o->refine_alpha || o->refine_delta || o->refine_gamma;
+    if (dis_flag && o->algo != "dis") {
+        *err = "--preset and the DIS flags (--patch, --stride, --dis-iters, --finest, --refine, --refine-*) apply "
+               "to --algo dis only (the algorithm is " + o->algo + ")";
         return ParseResult::Error;
     }
     const bool synth = !o->synth.empty();

@@ -34,11 +34,13 @@ struct Options {
     uint32_t repeat = 1;
     bool explain = false;
     bool json = false;
+    bool no_validity = false;        ///< --no-validity: of_flow.valid not asked for (no confidence pass;
+                                     ///< the flow is timed alone), no valid share / EPE over the valid pixels
     bool stream = false;             ///< --stream: frames FRAME0..FRAMEn as one camera stream (of_push_frame);
                                      ///< -o, --color, --gt are then PATTERNs with one printf integer field
     std::optional<bool> warm_start;  ///< --warm-start on|off (config.warm_start)
 
-    std::string algo = "tvl1";   ///< tvl1|hs|clg|lk
+    std::string algo = "tvl1";   ///< tvl1|hs|clg|lk|dis
     std::string backend = "auto";   ///< auto|reference|neon|cuda
     std::string precision = "auto"; ///< auto|f32|f16
     std::string variant = "auto";   ///< auto|global|fused|multi-iter
@@ -59,6 +61,10 @@ struct Options {
     std::optional<std::string> solver;      ///< --solver jacobi|sor (hs.solver)
     std::optional<float> omega, min_eigen;  ///< --omega F (hs.omega), --min-eigen F (lk.min_eigen; --algo lk only)
     std::optional<float> min_confidence;    ///< --min-confidence F (min_confidence; the library checks [0, 1])
+    // DIS (--algo dis only): the preset first (of_dis_preset), then each field given.
+    std::optional<std::string> preset;      ///< --preset ultrafast|fast|medium
+    std::optional<uint32_t> patch, stride, dis_iters, finest, refine; ///< --patch --stride --dis-iters --finest --refine
+    std::optional<float> refine_alpha, refine_delta, refine_gamma;    ///< --refine-alpha --refine-delta --refine-gamma
 
     // Synthetic frames only (--synth): frame 1's brightness change and the texture.
     bool exposure_given = false;

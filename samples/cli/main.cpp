@@ -67,6 +67,7 @@ struct Result {
     FlowError error;       // over every pixel with ground truth
     FlowError error_valid; // over those the validity mask calls valid (confidence >= cfg.min_confidence)
     double valid_share = 1.0; // of the pixels, valid (of_flow.valid), every algorithm
+    bool has_valid = true;    // false with --no-validity: no mask asked for, valid_share / error_valid unset
 };
 
 // ---- inputs -------------------------------------------------------------------------------
@@ -211,7 +212,11 @@ std::string config_json(const of_config& c) {
            ",\"theta\":" + num(c.tvl1.theta) + "},\"hs\":{\"alpha\":" + num(c.hs.alpha) +
            ",\"rho\":" + num(c.hs.rho) + ",\"solver\":" + json_string(solver_name(c.hs.solver)) +
            ",\"omega\":" + num(c.hs.omega) + "},\"lk\":{\"window\":" + u(c.lk.window) +
-           ",\"min_eigen\":" + num(c.lk.min_eigen) +
+           ",\"min_eigen\":" + num(c.lk.min_eigen) + "},\"dis\":{\"patch_size\":" + u(c.dis.patch_size) +
+           ",\"patch_stride\":" + u(c.dis.patch_stride) + ",\"iterations\":" + u(c.dis.iterations) +
+           ",\"finest_level\":" + u(c.dis.finest_level) + ",\"refine_iterations\":" + u(c.dis.refine_iterations) +
+           ",\"refine_alpha\":" + num(c.dis.refine_alpha) + ",\"refine_delta\":" + num(c.dis.refine_delta) +
+           ",\"refine_gamma\":" + num(c.dis.refine_gamma) +
            "},\"platform\":" + (c.platform ? json_string(c.platform) : std::string("null")) +
            ",\"variant\":" + json_string(variant_name(c.variant)) +
            ",\"block_width\":" + u(c.block_width) + ",\"block_height\":" + u(c.block_height) +
@@ -255,6 +260,13 @@ std::string solver_text(const of_info& in, const of_config& c) {
         std::snprintf(b, sizeof b, "lucas-kanade, window %u, min_eigen %g", c.lk.window, static_cast<double>(c.lk.min_eigen));
         return b;
     }
+    if (in.algorithm == OF_ALGO_DIS) {
+        char b[160];
+        std::snprintf(b, sizeof b, "dense inverse search, patch %u, stride %u, %u steps, finest level %u, refinement %u",
+                      c.dis.patch_size, c.dis.patch_stride, c.dis.iterations, c.dis.finest_level,
+                      c.dis.refine_iterations);
+        return b;
+    }
     if (in.solver == OF_SOLVER_PRIMAL_DUAL) return solver_name(in.solver);
     char b[128];
     int n = std::snprintf(b, sizeof b, "%s", solver_name(in.solver));
@@ -271,6 +283,11 @@ std::string solver_json(const of_info& in, const of_config& c) {
     if (in.algorithm == OF_ALGO_LK)
         return ",\"solver\":{\"name\":\"lucas-kanade\",\"window\":" + std::to_string(c.lk.window) +
                ",\"min_eigen\":" + num(c.lk.min_eigen) + "}";
+    if (in.algorithm == OF_ALGO_DIS)
+        return ",\"solver\":{\"name\":\"dense-inverse-search\",\"patch_size\":" + std::to_string(c.dis.patch_size) +
+               ",\"patch_stride\":" + std::to_string(c.dis.patch_stride) + ",\"iterations\":" +
+               std::to_string(c.dis.iterations) + ",\"finest_level\":" + std::to_string(c.dis.finest_level) +
+               ",\"refine_iterations\":" + std::to_string(c.dis.refine_iterations) + "}";
     return ",\"solver\":{\"name\":" + json_string(solver_name(in.solver)) + ",\"omega\":" + num(in.omega) +
            ",\"alpha\":" + num(in.alpha) + ",\"rho\":" + num(in.rho) + "}";
 }
@@ -290,12 +307,13 @@ std::string result_json(const Result& r) {
                     ",\"threads\":" + std::to_string(in.threads) +
                     ",\"iterations\":" + std::to_string(in.last_iterations) +
                     ",\"ms\":" + json_number(r.ms, "%.3f") +
-                    ",\"repeat\":" + std::to_string(r.repeat) +
-                    ",\"valid\":" + json_number(r.valid_share, "%.6f");
+                    ",\"repeat\":" + std::to_string(r.repeat);
+    if (r.has_valid) s += ",\"valid\":" + json_number(r.valid_share, "%.6f"); // --no-validity: no key
     if (r.has_gt)
         s += ",\"epe\":" + json_number(r.error.epe, "%.6f") +
-             ",\"aae\":" + json_number(r.error.aae, "%.6f") +
-             ",\"epe_valid\":" + json_number(r.error_valid.epe, "%.6f") +
+             ",\"aae\":" + json_number(r.error.aae, "%.6f");
+    if (r.has_gt && r.has_valid)
+        s += ",\"epe_valid\":" + json_number(r.error_valid.epe, "%.6f") +
              ",\"aae_valid\":" + json_number(r.error_valid.aae, "%.6f");
     if (!r.synth_json.empty()) s += ",\"synth\":" + r.synth_json;
     return s + ",\"config\":" + config_json(r.cfg) + "}";
@@ -316,6 +334,7 @@ void print_human(const Result& r) {
                 r.repeat > 1 ? (" (median of " + std::to_string(r.repeat) + ")").c_str() : "",
                 static_cast<unsigned long long>(in.last_iterations));
     if (r.has_gt) std::printf("EPE %.3f  AAE %.2f\n", r.error.epe, r.error.aae);
+    if (!r.has_valid) return; // --no-validity: no mask was asked for
     std::printf("valid      %.1f%% of the pixels", 100.0 * r.valid_share);
     if (r.has_gt) std::printf(": EPE %.3f  AAE %.2f over them", r.error_valid.epe, r.error_valid.aae);
     std::printf(" (confidence >= %g)\n", static_cast<double>(r.cfg.min_confidence));
@@ -330,10 +349,15 @@ void print_table(const std::vector<Result>& rs) {
                 "variant", "ms", "iters", "coarsest", "epe", "aae", "valid%", "epe_v");
     for (const Result& r : rs) {
         const std::string size = std::to_string(r.width) + "x" + std::to_string(r.height);
-        std::printf("%-14s %-10s %-10s %-8s %10.3f %10llu %8u %8.3f %8.2f %7.1f %8.3f\n", r.label.c_str(),
-                    size.c_str(), backend_name(r.info.backend), r.info.variant, r.ms,
-                    static_cast<unsigned long long>(r.info.last_iterations), r.info.last_coarsest,
-                    r.error.epe, r.error.aae, 100.0 * r.valid_share, r.error_valid.epe);
+        std::printf("%-14s %-10s %-10s %-8s %10.3f %10llu %8u %8.3f %8.2f", r.label.c_str(), size.c_str(),
+                    backend_name(r.info.backend), r.info.variant, r.ms,
+                    static_cast<unsigned long long>(r.info.last_iterations), r.info.last_coarsest, r.error.epe,
+                    r.error.aae);
+        if (r.has_valid)
+            std::printf(" %7.1f %8.3f\n", 100.0 * r.valid_share, r.error_valid.epe);
+        else
+            std::printf(" %7s %8s\n", "-", "-"); // --no-validity
+
     }
 }
 
@@ -347,7 +371,7 @@ Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
     std::vector<float> uv, confidence;
     std::vector<unsigned char> valid;
     Result r;
-    check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, &valid,
+    check(flow.process(f.data(0), f.data(1), f.stride(), o.repeat, &uv, o.no_validity ? nullptr : &valid,
                        confidence_pfm.empty() ? nullptr : &confidence, &r.ms, &err),
           err);
     check(flow.info(&r.info, &err), err);
@@ -359,13 +383,14 @@ Result run_one(const Options& o, const Frames& f, const std::string& out_flo,
     r.height = f.height;
     r.format = f.format;
     r.repeat = o.repeat;
+    r.has_valid = !o.no_validity;
     std::size_t n_valid = 0;
     for (unsigned char v : valid) n_valid += v == 255;
     r.valid_share = valid.empty() ? 0.0 : static_cast<double>(n_valid) / static_cast<double>(valid.size());
     if (!f.gt.empty()) {
         r.has_gt = true;
         r.error = flow_error(uv.data(), f.gt.data(), uv.size() / 2);
-        r.error_valid = flow_error(uv.data(), f.gt.data(), uv.size() / 2, valid.data());
+        if (r.has_valid) r.error_valid = flow_error(uv.data(), f.gt.data(), uv.size() / 2, valid.data());
     }
     if (!out_flo.empty()) check(write_flo(out_flo, f.width, f.height, uv.data(), &err), err);
     if (!valid_png.empty()) check(write_png(valid_png, f.width, f.height, 1, 8, valid.data(), &err), err);

@@ -25,6 +25,7 @@ const char* algo_name(of_algorithm a) {
     case OF_ALGO_HS: return "hs";
     case OF_ALGO_CLG: return "clg";
     case OF_ALGO_LK: return "lk";
+    case OF_ALGO_DIS: return "dis";
     default: break;
     }
     return "unknown";
@@ -89,6 +90,7 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     const of_algorithm algo = o.algo == "hs"    ? OF_ALGO_HS
                               : o.algo == "clg" ? OF_ALGO_CLG
                               : o.algo == "lk"  ? OF_ALGO_LK
+                              : o.algo == "dis" ? OF_ALGO_DIS
                                                 : OF_ALGO_TVL1;
     of_config cfg;
     of_status s = of_config_init(&cfg, algo);
@@ -135,6 +137,24 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.solver) cfg.hs.solver = *o.solver == "sor" ? OF_SOLVER_RED_BLACK_SOR : OF_SOLVER_JACOBI;
     if (o.omega) cfg.hs.omega = *o.omega;
     if (o.min_eigen) cfg.lk.min_eigen = *o.min_eigen;
+    if (o.preset) {
+        const of_dis_preset_id id = *o.preset == "ultrafast" ? OF_DIS_ULTRAFAST
+                                    : *o.preset == "fast"    ? OF_DIS_FAST
+                                                             : OF_DIS_MEDIUM;
+        s = of_dis_preset(&cfg, id);
+        if (s != OF_OK) {
+            *err = status_line("of_dis_preset", s, of_last_error(nullptr));
+            return false;
+        }
+    }
+    if (o.patch) cfg.dis.patch_size = *o.patch; // of_create checks every DIS field
+    if (o.stride) cfg.dis.patch_stride = *o.stride;
+    if (o.dis_iters) cfg.dis.iterations = *o.dis_iters;
+    if (o.finest) cfg.dis.finest_level = *o.finest;
+    if (o.refine) cfg.dis.refine_iterations = *o.refine;
+    if (o.refine_alpha) cfg.dis.refine_alpha = *o.refine_alpha;
+    if (o.refine_delta) cfg.dis.refine_delta = *o.refine_delta;
+    if (o.refine_gamma) cfg.dis.refine_gamma = *o.refine_gamma;
     if (o.min_confidence) cfg.min_confidence = *o.min_confidence; // of_create checks [0, 1]
     if (o.platform) cfg.platform = o.platform->c_str();
     if (!o.tuning.empty()) cfg.tuning_path = o.tuning.c_str();
@@ -209,7 +229,7 @@ of_flow Flow::output(std::vector<float>* uv, std::vector<uint16_t>* packed, std:
     // A compact format goes into 16-bit elements first and comes back to float in unpack().
     const bool compact = flow_format_ != OF_FLOW_FORMAT_F32;
     packed->assign(compact ? n : 0, 0);
-    valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
+    if (valid) valid->assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), 0);
     of_flow flow = of_flow();
     flow.struct_size = sizeof(of_flow);
     flow.layout = OF_FLOW_INTERLEAVED;
@@ -220,9 +240,11 @@ of_flow Flow::output(std::vector<float>* uv, std::vector<uint16_t>* packed, std:
     flow.u = compact ? reinterpret_cast<float*>(packed->data()) : uv->data();
     flow.v = nullptr;
     flow.format = flow_format_;
-    flow.valid_format = OF_VALID_MASK_U8;
-    flow.valid_stride = static_cast<std::size_t>(width_);
-    flow.valid = valid->data();
+    if (valid) { // else OF_VALID_NONE, valid NULL (zero-initialised): no validity pass
+        flow.valid_format = OF_VALID_MASK_U8;
+        flow.valid_stride = static_cast<std::size_t>(width_);
+        flow.valid = valid->data();
+    }
     return flow;
 }
 

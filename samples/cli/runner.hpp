@@ -40,7 +40,8 @@ public:
     /// bytes, of_flow.valid as OF_VALID_MASK_U8: 255 where the confidence is at least
     /// config.min_confidence, else 0); *median_ms is the median wall time. With --flow-format f16
     /// or s10.5 the library writes that format and uv holds its elements converted back to float
-    /// (exactly). confidence (may be null): one more, untimed, of_process of the same pair with
+    /// (exactly). valid may be null (--no-validity): of_flow.valid is then not asked for (OF_VALID_NONE),
+    /// so the timed calls compute the flow alone. confidence (may be null): one more, untimed, of_process of the same pair with
     /// of_flow.valid as OF_VALID_CONFIDENCE_F32 fills it (width * height floats, row-major, top row
     /// first): of_flow has one validity plane, so the mask and the confidence take a call each.
     bool process(const void* frame0, const void* frame1, std::size_t stride, uint32_t repeat,
@@ -48,7 +49,7 @@ public:
                  double* median_ms, std::string* err);
 
     /// One frame of a stream (of_push_frame): *pending true for the stream's first frame (no
-    /// flow), else the flow in uv (interleaved) and the validity mask in valid as process();
+    /// flow), else the flow in uv (interleaved) and the validity mask in valid (may be null) as process();
     /// *ms is the call's wall time.
     bool push(const void* frame, std::size_t stride, std::vector<float>* uv, std::vector<unsigned char>* valid,
               bool* pending, double* ms, std::string* err);
@@ -62,7 +63,7 @@ private:
     /// A host frame of the context's size and format at data, rows `stride` bytes apart.
     of_image frame_view(const void* data, std::size_t stride) const;
     /// The interleaved host output into uv (F32), or into packed (F16 / S10.5: unpack() turns it
-    /// into uv), and the validity mask into valid; the vectors are sized here.
+    /// into uv), and the validity mask into valid (null: none asked for); the vectors are sized here.
     of_flow output(std::vector<float>* uv, std::vector<uint16_t>* packed, std::vector<unsigned char>* valid) const;
     void unpack(const std::vector<uint16_t>& packed, std::vector<float>* uv) const;
 

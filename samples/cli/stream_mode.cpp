@@ -148,7 +148,8 @@ int run_stream(const Options& o) {
         }
         bool pending = false;
         double ms = 0.0;
-        if (!flow.push(data, static_cast<std::size_t>(w) * (format == OF_PIXEL_U8 ? 1 : 2), &uv, &valid, &pending, &ms, &why))
+        if (!flow.push(data, static_cast<std::size_t>(w) * (format == OF_PIXEL_U8 ? 1 : 2), &uv, o.no_validity ? nullptr : &valid, &pending, &ms,
+                       &why))
             throw Failure(why);
         if (i == 0) {
             check(pending, "of_push_frame: the first frame of a stream was not OF_PENDING");

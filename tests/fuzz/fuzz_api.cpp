@@ -98,7 +98,7 @@ size_t bytes_per_pixel(int32_t f) { return f == OF_PIXEL_U16 ? 2 : f == OF_PIXEL
 
 void fill_config(fuzz::ByteSource& d, of_config* c) {
     of_config_init(c, OF_ALGO_TVL1);
-    if (d.in_range<int>(0, 15) == 0) raw_enum(d, &c->algorithm, -1, 5);
+    if (d.in_range<int>(0, 15) == 0) raw_enum(d, &c->algorithm, -1, 6);
     c->max_width = small_or_raw(d, 0, 48);
     c->max_height = small_or_raw(d, 0, 40);
     raw_enum(d, &c->format, 0, 4);
@@ -130,6 +130,19 @@ void fill_config(fuzz::ByteSource& d, of_config* c) {
         if (d.in_range<int>(0, 3) != 0) c->warps = 1;
         c->lk.window = d.boolean() ? 2 * d.in_range<uint32_t>(1, 8) + 1 : small_or_raw(d, 0, 35);
         c->lk.min_eigen = any_float(d, 0.0f, 5.0f);
+    }
+    // DIS's fields, likewise only when the input picked DIS: any patch, stride, steps, finest
+    // level and refinement, raw values beyond the ranges included.
+    if (raw_of(c->algorithm) == OF_ALGO_DIS) {
+        if (d.in_range<int>(0, 3) != 0) c->warps = 1;
+        c->dis.patch_size = small_or_raw(d, 0, 34);
+        c->dis.patch_stride = small_or_raw(d, 0, 10);
+        c->dis.iterations = small_or_raw(d, 0, 6);
+        c->dis.finest_level = small_or_raw(d, 0, 4);
+        c->dis.refine_iterations = small_or_raw(d, 0, 3);
+        c->dis.refine_alpha = any_float(d, 0.0f, 400.0f);
+        c->dis.refine_delta = any_float(d, 0.0f, 10.0f);
+        c->dis.refine_gamma = any_float(d, 0.0f, 10.0f);
     }
 }
 

@@ -179,6 +179,17 @@ const Fixed kFixed[] = {
     {"k_lk_tensor_h", kPlane, 0},
     {"k_lk_confidence", kPlane, 0},
     {"k_write_validity", kPlane, 0},
+    // Dense Inverse Search (dis_stages_cuda.cu, dis_global_cuda.cu, dis_fused_cuda.cu): fixed
+    // blocks, a thread per pixel or kDisPatchThreads a block over the patches (FUSED: kDisLanes
+    // lanes a patch); its refinement's SOR is HS's (k_hs_sor_half / k_hs_sor_fused, below).
+    {"k_dis_gradient", kPlane, 0},
+    {"k_dis_patch_sums", cuda::kDisPatchThreads, 0},
+    {"k_dis_init", cuda::kDisPatchThreads, 0},
+    {"k_dis_densify", kPlane, 0},
+    {"k_dis_refine_coef", kPlane, 0},
+    {"k_dis_search_global", cuda::kDisPatchThreads, 0},
+    {"k_dis_propagate_global", cuda::kDisPatchThreads, 0},
+    {"k_dis_round_fused", cuda::kDisPatchThreads, 0},
     // The compact flow outputs (flow_format_cuda.cu).
     {"k_write_flow16", kPlane, 0},
     // A stream's warm start (warm_start_cuda.cu): residual sums and the choice in 256-thread
