@@ -190,6 +190,7 @@ const Fixed kFixed[] = {
     {"k_dis_search_global", cuda::kDisPatchThreads, 0},
     {"k_dis_propagate_global", cuda::kDisPatchThreads, 0},
     {"k_dis_round_fused", cuda::kDisPatchThreads, 0},
+    {"k_dis_round_fused8", cuda::kDisPatchThreads, 0}, // patch side 8: frame 0's row in registers
     // The compact flow outputs (flow_format_cuda.cu).
     {"k_write_flow16", kPlane, 0},
     // A stream's warm start (warm_start_cuda.cu): residual sums and the choice in 256-thread
