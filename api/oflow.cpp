@@ -289,9 +289,10 @@ OF_API of_status of_dis_preset(of_config* cfg, of_dis_preset_id preset) {
     if (cfg->struct_size != sizeof(of_config))
         return err.fail(OF_ERR_STRUCT_SIZE, "of_dis_preset: config struct_size %u, this library expects %u",
                         cfg->struct_size, static_cast<unsigned>(sizeof(of_config)));
-    if (!oflow::dis_preset_params(&cfg->dis, preset))
-        return err.fail(OF_ERR_INVALID_ARGUMENT,
-                        "of_dis_preset: unknown preset %d (0 ultrafast, 1 fast, 2 medium)", raw_enum(preset));
+    const int32_t id = raw_enum(preset); // a C caller may pass any int: never loaded as the enum
+    if (!oflow::dis_preset_params(&cfg->dis, id))
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "of_dis_preset: unknown preset %d (0 ultrafast, 1 fast, 2 medium)",
+                        id);
     return OF_OK;
 }
 

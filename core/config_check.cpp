@@ -81,14 +81,13 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     return true;
 }
 
-bool dis_preset_params(of_dis_params* d, of_dis_preset_id preset) {
+bool dis_preset_params(of_dis_params* d, int32_t id) {
     // OpenCV 4.6's presets (cv::DISOpticalFlow::create): finest scale, patch size, stride,
     // gradient descent iterations, variational refinement iterations.
     struct Row {
         uint32_t finest, patch, stride, iterations, refine;
     };
     static const Row rows[3] = {{2, 8, 4, 12, 0}, {2, 8, 4, 16, 5}, {1, 8, 3, 25, 5}};
-    const int32_t id = raw_enum(preset);
     if (id < OF_DIS_ULTRAFAST || id > OF_DIS_MEDIUM) return false;
     const Row& r = rows[id];
     d->finest_level = r.finest;
