@@ -31,6 +31,9 @@ struct of_context;
 namespace oflow {
 
 struct LevelJob;
+namespace platform {
+struct LevelTerms;
+} // namespace platform
 namespace selftest {
 class Sink;
 struct Path;
@@ -56,6 +59,27 @@ struct CudaDriver {
     of_status (*register_host)(cuda::State* st, void* p, std::size_t bytes, const ErrorSink& err);
     of_status (*unregister_host)(cuda::State* st, const void* p, const ErrorSink& err);
     of_robust (*last_pick)(const cuda::State* st); // OF_ROBUST_PICK's kept candidate (cuda_backend.hpp)
+};
+
+/// How an algorithm's iterations enter the time model, the time budget and of_info
+/// (core/select.cpp). The shared model (Algorithm::iterations nullptr): config.iterations inner
+/// iterations on every level by core/schedule.hpp's level_iterations, a level's work its pixels,
+/// one GPU launch per tuning depth of iterations, the budget's bound kMaxLevelIterations.
+struct IterationModel {
+    /// The count the model speaks of, and the budget's way to set it (DIS: config.dis.iterations).
+    uint32_t (*get)(const of_config& cfg);
+    void (*set)(of_config* cfg, uint32_t n);
+    uint32_t max; // the most the budget may set (the algorithm's own bound)
+    /// The iterations level l runs at count n (of_info.level_iterations; 0: the level only
+    /// carries the flow down).
+    uint32_t (*at_level)(const of_config& cfg, uint32_t n, int level);
+    /// In: each level's pixels (levels of them); out: the work a table row's ns_per_it_px is per
+    /// (at least 1 on every level: the model's levels are never empty) and the model's per-level
+    /// terms (platform/tuning.hpp LevelTerms: which levels run the iterations, the launches and
+    /// work each level has besides them).
+    void (*level_terms)(const of_config& cfg, int levels, uint64_t* areas, platform::LevelTerms* terms);
+    /// Iterations per GPU launch on every variant (0: the tuning's depth on MULTI_ITER, else 1).
+    uint32_t gpu_per_launch;
 };
 
 struct Algorithm {
@@ -106,6 +130,8 @@ struct Algorithm {
     /// only carry the flow down (upsampled), so the frame driver skips their per-level
     /// normalisation (OF_ROBUST_LEVEL_NORM) when no warm start reads them. DIS: dis.finest_level.
     uint32_t (*finest_read_level)(const of_config& cfg);
+    /// Its iterations in the time model (nullptr: the shared model, IterationModel's comment).
+    const IterationModel* iterations;
 };
 
 /// The registered algorithms, in registry order: i in 0..algorithm_count()-1.

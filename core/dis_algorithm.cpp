@@ -6,6 +6,7 @@
 #include "core/algorithms.hpp"
 #include "core/context.hpp"
 #include "core/dis_level_cpu.hpp"
+#include "platform/tuning.hpp" // LevelTerms
 
 #include <cmath>
 
@@ -35,8 +36,9 @@ of_status check_dis(const of_config& cfg, const ErrorSink& err) {
     if (d.patch_stride < 1 || d.patch_stride > d.patch_size)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: dis.patch_stride %u not in 1..patch_size (%u)",
                         d.patch_stride, d.patch_size);
-    if (d.iterations < 1 || d.iterations > 1000)
-        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: dis.iterations %u not in 1..1000", d.iterations);
+    if (d.iterations < 1 || d.iterations > kDisMaxIterations)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: dis.iterations %u not in 1..%u", d.iterations,
+                        kDisMaxIterations);
     if (d.finest_level > 15)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: dis.finest_level %u not in 0..15", d.finest_level);
     if (d.refine_iterations > 100)
@@ -55,6 +57,53 @@ of_status check_dis(const of_config& cfg, const ErrorSink& err) {
 }
 
 uint32_t dis_finest_read_level(const of_config& cfg) { return cfg.dis.finest_level; }
+
+// The time model's DIS (core/algorithm.hpp IterationModel, platform/tuning.hpp frame_ms): its
+// count is the Gauss-Newton steps per patch on each level it solves (config.dis.iterations;
+// config.iterations and iteration_growth do not apply); levels finer than finest_level run none.
+//  - work: a table row's ns_per_it_px is one step per pixel at MEDIUM's geometry (patch 8,
+//    stride 3: (8 / 3)^2 patch pixels per frame pixel); a step costs (patch / stride)^2 patch
+//    pixels per frame pixel, so a solved level's work is its pixels scaled by that ratio (an
+//    unsolved level's is 1, the model's smallest: it runs no step);
+//  - launches: on the GPU a launch runs a round of kDisRoundSteps steps (FUSED: propagation and
+//    steps in one launch), and a solved level adds the FUSED path's others (cuda/dis_frame.cu
+//    dis_launches): gradient, patch sums, densification, and with refinement the warp, the
+//    increment's clear and add, and per fixed-point iteration the tensor and kDisSorIterations
+//    SOR launches (GLOBAL makes more; the row is FUSED's);
+//  - work besides the steps: the refinement, kDisRefineWork[path] step-equivalents per level
+//    pixel and fixed-point iteration.
+// kDisRefineWork: one fixed-point iteration (tensor, 5 red-black SOR sweeps) per level pixel
+// against one MEDIUM step per work pixel, fitted with the table terms to whole frames of
+// oflow-bench --dis (b) (2026-11-27): on the GPU 1.27 F32, 1.35 F16 storage (H200 FUSED, 44
+// frames 80x60..1920x1080, the three presets, 4 and 25 steps; worst error 6 %); on the CPU
+// reference path 20 (one thread of the H200 machine's x86 CPU, 16 frames 80x60..640x480; the
+// tensor's warped gradients cost there what the GPU hides under its bandwidth).
+const double kDisRefineWork[platform::kPathCount] = {20.0, 1.3}; // kPathCpu, kPathGpu
+
+uint32_t dis_model_get(const of_config& cfg) { return cfg.dis.iterations; }
+void dis_model_set(of_config* cfg, uint32_t n) { cfg->dis.iterations = n; }
+uint32_t dis_model_at_level(const of_config& cfg, uint32_t n, int level) {
+    return level >= static_cast<int>(cfg.dis.finest_level) ? n : 0u;
+}
+void dis_model_terms(const of_config& cfg, int levels, uint64_t* areas, platform::LevelTerms* t) {
+    const double ps = static_cast<double>(cfg.dis.patch_size) / static_cast<double>(cfg.dis.patch_stride);
+    const double scale = ps * ps / (64.0 / 9.0);
+    const double refine = static_cast<double>(cfg.dis.refine_iterations);
+    const double launches = 3.0 + (refine > 0.0 ? 3.0 + refine * (1.0 + kDisSorIterations) : 0.0);
+    t->frame_px = static_cast<double>(areas[0]);
+    for (int l = 0; l < levels; ++l) {
+        const bool solved = l >= static_cast<int>(cfg.dis.finest_level);
+        const double px = static_cast<double>(areas[l]);
+        const double a = solved ? px * scale : 1.0;
+        areas[l] = a < 1.0 ? 1u : static_cast<uint64_t>(a + 0.5);
+        t->runs[l] = solved ? 1.0 : 0.0;
+        t->fixed_launches[l] = solved ? launches : 0.0;
+        for (int p = 0; p < platform::kPathCount; ++p)
+            t->fixed_work[p][l] = solved ? refine * px * kDisRefineWork[p] : 0.0;
+    }
+}
+const IterationModel kDisModel = {dis_model_get, dis_model_set, kDisMaxIterations, dis_model_at_level,
+                                  dis_model_terms, static_cast<uint32_t>(kDisRoundSteps)};
 
 void dis_kernels_init(of_context* ctx, of_backend cpu, bool) {
     dis_kernels_init_ref(&ctx->dis);
@@ -83,9 +132,9 @@ const CudaDriver kDisCuda = {cuda::dis_resolve_tuning, cuda::dis_plan, cuda::dis
 // kernels of neon/dis_*_neon.cpp (F32; box sums and starts stay the reference's). No F16 kernels
 // on the CPU (cpu_f16 false: neon/dis_patch_neon.cpp's top comment says why). CUDA: the whole
 // pyramid on the device (cuda/dis_frame.cu, gpu_path; F16 storage of the gradient pairs and of
-// the refinement's SOR pairs there: cuda/dis_cuda.cuh). A board table without a DIS entry: AUTO
-// runs the CPU path (core/select.cpp), backend CUDA the built-in launch defaults
-// (cuda_layout.hpp dis_resolve_tuning).
+// the refinement's SOR pairs there: cuda/dis_cuda.cuh). Every built-in board table has a DIS
+// entry (platform/tables); a loaded table without one refuses DIS as it refuses any GPU algorithm
+// it does not describe.
 const Algorithm kDis = {
     OF_ALGO_DIS,
     "dis",
@@ -102,6 +151,7 @@ const Algorithm kDis = {
     nullptr,
     1, // no warps
     dis_finest_read_level,
+    &kDisModel,
 };
 
 } // namespace oflow

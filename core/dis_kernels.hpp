@@ -46,6 +46,7 @@
 #include "core/plane.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 namespace oflow {
 
@@ -133,6 +134,21 @@ inline bool dis_solvable(float hxx, float hyy, double det, float n) {
     return lmin >= kDisMinEigen * static_cast<double>(n);
 }
 
+/// The rounds of one level (step 5) need not repeat work whose result is known, because each
+/// patch's search and propagation are deterministic functions of their inputs. state (optional:
+/// state.data null searches every patch and writes no state) is a sparse plane of flags per
+/// patch, kDisSettled + kDisStable as a float, written by the search:
+///  - kDisSettled: its search stopped because the step from its result did not lower E (the
+///    result is the point before the last), or because that step was not finite, or because
+///    the patch is unsolvable, and it kept that result (no p-px reset): a search started at
+///    the result retakes that one step, stops again and returns the same result, md and err;
+///  - kDisStable (resume only): the result equals (bitwise) the previous round's.
+/// resume false (the level's first round): every patch searched. resume true: (sx_out, sy_out),
+/// md, err and state hold the previous round's; a settled patch whose start equals its previous
+/// result (bitwise) is not searched: its outputs keep their values, its state becomes
+/// kDisSettled + kDisStable. The flows, md and err are those of searching every patch.
+const float kDisSettled = 1.0f, kDisStable = 2.0f;
+
 struct DisSearchArgs {
     Plane i0, i1, gx, gy;
     Plane sum[kDisSums];  // the patch sums (sparse)
@@ -142,6 +158,8 @@ struct DisSearchArgs {
     Plane err;            // out: E at the result (sparse)
     DisGrid g;
     int iterations;
+    Plane state{};        // in/out (sparse), optional: the rounds' flags (above)
+    bool resume = false;  // the outputs and state hold the previous round's
 };
 
 /// Propagation (step 5) for patch rows [j0, j1), before a round: the candidates are the patch's
@@ -151,11 +169,17 @@ struct DisSearchArgs {
 /// of the best so far in both components is not evaluated (it would start the search at the same
 /// place). Two neighbours a round (left and up, then right and down, as OpenCV's two sweeps)
 /// measured worse on the accuracy matrix: mean EPE over its small cells 1.061 against 0.937.
+/// With the search's state (optional: state.data null evaluates every patch) and resume
+/// (sx_out, sy_out hold this grid's previous propagation, and kDisStable says that a patch's
+/// flow, hence its E, is the one that propagation read): a patch stable with each of its
+/// neighbours inside the grid has the same candidates as then, so it keeps its previous output.
 struct DisPropagateArgs {
     Plane i0, i1;
     Plane sx_in, sy_in, err_in; // the flows and their errors after the last search
     Plane sx_out, sy_out;       // out
     DisGrid g;
+    Plane state{};       // the search's flags (sparse), optional
+    bool resume = false; // sx_out, sy_out hold the previous propagation's
 };
 const float kDisSameFlow = 0.01f;
 
@@ -163,6 +187,9 @@ const float kDisSameFlow = 0.01f;
 /// On the accuracy matrix's fine-texture cell (MEDIUM, 25 steps) one round gave 1.22 px, 2
 /// (one exchange) 0.77, 4 0.42 and 8 0.25 (docs/accuracy.md, "Dense Inverse Search").
 const int kDisRoundSteps = 3;
+
+/// config.dis.iterations' bound (check_dis; the time budget buys at most this many).
+const std::uint32_t kDisMaxIterations = 1000;
 
 /// Densification (step 6) for pixel rows [y0, y1): each pixel's patches i are those with
 /// g.x(k) <= x < g.x(k) + p and g.y(j) <= y < g.y(j) + p, visited row j ascending, then k

@@ -81,6 +81,7 @@ const Algorithm kLk = {
     lk_confidence_half,
     1, // no warps
     nullptr, // every level is solved
+    nullptr, // the shared iteration model: its Newton steps are config.iterations
 };
 
 } // namespace oflow

@@ -26,22 +26,6 @@ namespace {
 
 const char kForceVar[] = "OFLOW_FORCE_BACKEND";
 const std::uint32_t kMaxIterations = kMaxLevelIterations; // config_check's bounds
-const std::uint32_t kDisMaxIterations = 1000;             // dis.iterations' bound (core/dis_algorithm.cpp)
-
-// DIS's work per level for the time model: a table row's ns_per_it_px is one Gauss-Newton step
-// per pixel at MEDIUM's geometry (patch 8, stride 3: (8 / 3)^2 patch pixels per frame pixel); a
-// step costs (patch / stride)^2 patch pixels per frame pixel, so the level's area is scaled by
-// that ratio. Levels finer than finest_level take no step (their upsampling is in the row's
-// frame terms): area 1, the model's smallest.
-void dis_model_areas(const of_config& cfg, int levels, std::uint64_t* areas) {
-    const double ps = static_cast<double>(cfg.dis.patch_size) / static_cast<double>(cfg.dis.patch_stride);
-    const double scale = ps * ps / (64.0 / 9.0);
-    for (int l = 0; l < levels; ++l) {
-        const double a = l < static_cast<int>(cfg.dis.finest_level) ? 1.0 : static_cast<double>(areas[l]) * scale;
-        areas[l] = a < 1.0 ? 1u : static_cast<std::uint64_t>(a + 0.5);
-    }
-}
-
 // Whether CUDA can run here; why (why_len bytes) says why not.
 bool cuda_usable(char* why, std::size_t why_len) {
 #if OF_HAVE_CUDA
@@ -197,10 +181,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     // A CPU-only algorithm the table does not describe runs F32 on the CPU path, unmodelled
     // (no row: no time budget, no predicted time); a GPU algorithm needs its table entry.
     const bool gpu_path = alg->gpu_path;
-    // DIS's CUDA path came before its table rows: a table without a DIS entry leaves it
-    // unmodelled too (AUTO runs the CPU path; backend CUDA runs with the built-in launch
-    // defaults, cuda_layout.hpp dis_resolve_tuning) instead of failing for the missing row.
-    const bool unmodelled = !described && (!gpu_path || algo == OF_ALGO_DIS);
+    const bool unmodelled = !described && !gpu_path;
     if (o.precision_from_table && unmodelled) {
         prec = OF_PRECISION_F32;
     } else if (o.precision_from_table) {
@@ -329,36 +310,42 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     for (int l = 0; l < kMaxLevels; ++l)
         run[l] = backend == OF_BACKEND_CUDA && (o.split_from == 0 || l < o.split_from) ? platform::kPathGpu
                                                                                       : platform::kPathCpu;
-    const std::uint32_t depth =
-        backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER ? static_cast<std::uint32_t>(o.tuning.depth) : 1u;
-    // The time model's level areas: the frame's, but for DIS its work (dis_model_areas).
+    // The algorithm's iterations in the model (core/algorithm.hpp IterationModel; nullptr: the
+    // shared one). An algorithm with a model of its own has no iteration growth.
+    const IterationModel* im = alg->iterations;
+    const float growth = im ? 0.0f : cfg.iteration_growth;
+    std::uint32_t depth = 1;
+    if (backend == OF_BACKEND_CUDA && im && im->gpu_per_launch)
+        depth = im->gpu_per_launch;
+    else if (backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER)
+        depth = static_cast<std::uint32_t>(o.tuning.depth);
     std::uint64_t model_areas[kMaxLevels];
     for (int l = 0; l < levels; ++l) model_areas[l] = areas[l];
-    if (cfg.algorithm == OF_ALGO_DIS) dis_model_areas(cfg, levels, model_areas);
-    const std::uint32_t max_iterations = cfg.algorithm == OF_ALGO_DIS ? kDisMaxIterations : kMaxIterations;
+    platform::LevelTerms terms;
+    std::memset(static_cast<void*>(&terms), 0, sizeof terms);
+    if (im) im->level_terms(cfg, levels, model_areas, &terms);
+    const platform::LevelTerms* lt = im ? &terms : nullptr;
+    const std::uint32_t max_iterations = im ? im->max : kMaxIterations;
     if (cfg.time_budget_ms > 0.0f) {
         platform::BudgetPlan b;
         // Robust pick solves the pair robust_passes() times: each solve gets its share.
         const double passes = static_cast<double>(robust_passes(cfg.robust, cfg.algorithm));
         s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms) / passes,
                                           model_areas, run, levels, cfg.warps, alg->max_warps,
-                                          OF_BUDGET_ITERATIONS_PER_WARP, depth, max_iterations, &b, err,
-                                          cfg.iteration_growth);
+                                          OF_BUDGET_ITERATIONS_PER_WARP, depth, max_iterations, &b, err, growth, lt);
         if (s != OF_OK) return s;
-        if (cfg.algorithm == OF_ALGO_DIS)
-            o.cfg.dis.iterations = b.iterations[0]; // the steps per patch (config.iterations does not apply)
+        if (im)
+            im->set(&o.cfg, b.iterations[0]);
         else
             o.cfg.iterations = b.iterations[0];
         o.cfg.warps = b.warps;
         o.predicted_ms = b.predicted_ms * passes;
     } else if (o.row) {
         o.predicted_ms = platform::frame_ms(*o.row, model_areas, run, levels, cfg.warps, depth,
-                                            cfg.algorithm == OF_ALGO_DIS ? cfg.dis.iterations : cfg.iterations,
-                                            cfg.iteration_growth) *
+                                            im ? im->get(cfg) : cfg.iterations, growth, lt) *
                          static_cast<double>(robust_passes(cfg.robust, cfg.algorithm));
     }
-    // DIS: its Gauss-Newton steps per patch (config.dis.iterations; config.iterations does not apply).
-    o.iterations = cfg.algorithm == OF_ALGO_DIS ? o.cfg.dis.iterations : o.cfg.iterations;
+    o.iterations = im ? im->get(o.cfg) : o.cfg.iterations;
 
     // Memory.
     PlanInputs in{backend, context_bytes, 0, 0, 0, cfg.tuning_path ? sizeof(platform::LoadedTable) : 0, o.split_from};
@@ -394,6 +381,8 @@ void selection_info(const Selection& s, of_info* info) {
     const of_backend b = s.plan.backend;
     in.backend = b;
     const bool cuda = b == OF_BACKEND_CUDA;
+    const Algorithm* alg = find_algorithm(s.cfg.algorithm);
+    const IterationModel* im = alg ? alg->iterations : nullptr;
     in.precision = cuda ? s.tuning.precision : s.cpu_f16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
     if (cuda)
         std::snprintf(in.variant, sizeof in.variant, "%s", cuda::tuning_name(s.tuning));
@@ -448,10 +437,8 @@ void selection_info(const Selection& s, of_info* info) {
                              : s.wanted[l] == platform::kPathGpu ? OF_BACKEND_CUDA
                                                                  : s.cpu_backend;
         in.level_backend[l] = s.split_from > 0 && l >= s.split_from ? s.cpu_backend : b;
-        // DIS: its steps on the levels it solves, 0 on the finer ones (they take the flow upsampled).
-        in.level_iterations[l] = s.cfg.algorithm == OF_ALGO_DIS
-                                     ? (l >= static_cast<int>(s.cfg.dis.finest_level) ? s.cfg.dis.iterations : 0u)
-                                     : level_iterations(s.iterations, s.cfg.iteration_growth, l);
+        in.level_iterations[l] = im ? im->at_level(s.cfg, s.iterations, l)
+                                    : level_iterations(s.iterations, s.cfg.iteration_growth, l);
     }
     *info = in;
 }

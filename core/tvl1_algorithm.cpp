@@ -61,6 +61,7 @@ const Algorithm kTvl1 = {
     nullptr,
     100,     // warps: config_check's bound
     nullptr, // every level is solved
+    nullptr, // the shared iteration model
 };
 
 } // namespace oflow

@@ -25,6 +25,7 @@
 #include "cuda/dis_cuda.cuh"
 #include "cuda/lk_cuda.cuh"
 
+#include "core/algorithm.hpp" // IterationModel
 #include "core/confidence.hpp"
 #include "core/ref/kernels_ref.hpp"
 #include "core/schedule.hpp"
@@ -49,6 +50,15 @@ cudaError_t injected_fault() {
 }
 
 namespace {
+
+// The inner iterations level lv is scheduled per warp: the algorithm's own count where it has
+// one (core/algorithm.hpp IterationModel; DIS: dis.iterations on the levels it solves, 0 on the
+// finer ones), else the shared schedule (core/schedule.hpp).
+uint32_t scheduled_iterations(const of_config& cfg, int lv) {
+    const Algorithm* a = find_algorithm(cfg.algorithm);
+    const IterationModel* im = a ? a->iterations : nullptr;
+    return im ? im->at_level(cfg, im->get(cfg), lv) : level_iterations(cfg.iterations, cfg.iteration_growth, lv);
+}
 
 void all_kernels(KernelList* l) {
     l->n = 0;
@@ -614,7 +624,7 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
     const auto counted = [&info](int top) { return top + 1 < info.gpu_levels ? top + 1 : info.gpu_levels; };
     uint64_t scheduled = info.cpu_iterations; // the CPU levels' count is exact
     for (int lv = 0; lv < counted(*coarsest); ++lv)
-        scheduled += static_cast<uint64_t>(st->cfg.warps) * level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv);
+        scheduled += static_cast<uint64_t>(st->cfg.warps) * scheduled_iterations(st->cfg, lv);
     const bool pick = st->cfg.robust == OF_ROBUST_PICK;
     st->pick_kept = -1; // known after the wait below
     *iterations = pick ? scheduled * static_cast<uint64_t>(pick_count(st->cfg.algorithm)) : scheduled;
@@ -763,7 +773,7 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
             for (uint32_t wp = 0; wp < st->cfg.warps; ++wp)
                 n += static_cast<uint64_t>(
                     iterations_run(*st, info.dims[lv], slots[lv * kMaxWarps + static_cast<int>(wp)],
-                                   static_cast<int>(level_iterations(st->cfg.iterations, st->cfg.iteration_growth, lv))));
+                                   static_cast<int>(scheduled_iterations(st->cfg, lv))));
         return n;
     };
     uint64_t ran = 0;

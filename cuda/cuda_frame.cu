@@ -9,6 +9,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
 
+#include "core/algorithm.hpp" // Algorithm::finest_read_level
 #include "core/flow_format.hpp"
 #include "core/robust.hpp"
 #include "core/schedule.hpp"
@@ -234,13 +235,18 @@ of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& 
 
 // OF_ROBUST_LEVEL_NORM: every level of a built pyramid at its own scale (core/flow_driver.cpp
 // normalize_pyramids), after both pyramids are built (the level blurs' scratch(0) is free again)
-// and the texture rule has judged them.
+// and the texture rule has judged them. As on the CPU, levels finer than the finest the solver
+// reads only carry the flow down and are not normalised, unless a warm start judges its level's
+// residual (Algorithm::finest_read_level; DIS: dis.finest_level).
 // m: the pair's match on the device (Ctrl::exposure, after match_exposure()), or null for a
 // frame alone (the bench hooks: kRobustFloor).
 of_status normalize_levels(State& st, int frame, const LevelDims* dims, int levels, const ExposureMatch* m,
                            const ErrorSink& err) {
     if (st.cfg.robust != OF_ROBUST_LEVEL_NORM) return OF_OK;
-    for (int l = 0; l < levels; ++l) {
+    const Algorithm* a = find_algorithm(st.cfg.algorithm);
+    const int first =
+        a && a->finest_read_level && !st.cfg.warm_start ? static_cast<int>(a->finest_read_level(st.cfg)) : 0;
+    for (int l = first; l < levels; ++l) {
         const Robust3 sc = robust3(st, dims[l]);
         const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, l, dims[l]), m, frame, sc.p, err)
                                           : normalize_plane(st, st.pyr(frame, l, dims[l]), m, frame, sc.p, err);

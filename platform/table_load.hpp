@@ -26,7 +26,7 @@
 namespace oflow {
 namespace platform {
 
-const int kMaxTableAlgorithms = 4;                       // one per of_algorithm
+const int kMaxTableAlgorithms = 5;                       // one per of_algorithm
 const int kMaxTableRows = 2 * kMaxTableAlgorithms;       // x F32, F16
 const int kMaxTableLaunches = kMaxTableRows * kBucketCount * kVariantCount; // (variant, bucket) unique
 const std::size_t kMaxTableText = 48 * 1024;             // names, titles, sources, file name

@@ -312,22 +312,26 @@ struct FrameModel {
 };
 
 FrameModel model_of(const TuningRow& row, const std::uint64_t* areas, const Path* paths, int levels,
-                    std::uint32_t warps, std::uint32_t gpu_depth, float growth) {
+                    std::uint32_t warps, std::uint32_t gpu_depth, float growth, const LevelTerms* terms) {
     FrameModel m;
     std::memset(static_cast<void*>(&m), 0, sizeof m);
     m.levels = levels;
     m.growth = growth;
     m.depth = gpu_depth ? gpu_depth : 1u;
     const PathCost& first = row.path[paths[0]];
-    m.fixed_ns = first.frame_us * 1e3 + first.frame_ns_per_px * static_cast<double>(areas[0]);
+    const double px0 = terms ? terms->frame_px : static_cast<double>(areas[0]);
+    m.fixed_ns = first.frame_us * 1e3 + first.frame_ns_per_px * px0;
     const double w = static_cast<double>(warps);
     double level_ns = 0.0; // sum over the levels of level_us, per warp
     for (int l = 0; l < levels; ++l) {
         const PathCost& c = row.path[paths[l]];
         const bool gpu = paths[l] == kPathGpu;
-        m.per_it_ns[l] = w * (static_cast<double>(areas[l]) * c.ns_per_it_px + (gpu ? 0.0 : c.launch_us * 1e3));
-        m.gpu_launch_ns[l] = gpu ? w * c.launch_us * 1e3 : 0.0;
+        const double runs = terms ? terms->runs[l] : 1.0;
+        m.per_it_ns[l] = runs * w * (static_cast<double>(areas[l]) * c.ns_per_it_px + (gpu ? 0.0 : c.launch_us * 1e3));
+        m.gpu_launch_ns[l] = gpu ? runs * w * c.launch_us * 1e3 : 0.0;
         level_ns += c.level_us * 1e3;
+        if (terms)
+            level_ns += terms->fixed_launches[l] * c.launch_us * 1e3 + terms->fixed_work[paths[l]][l] * c.ns_per_it_px;
     }
     m.fixed_ns += w * level_ns;
     return m;
@@ -336,15 +340,16 @@ FrameModel model_of(const TuningRow& row, const std::uint64_t* areas, const Path
 } // namespace
 
 double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
-                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth) {
-    return model_of(row, level_areas, level_paths, levels, warps, gpu_depth, growth).at(iterations) * 1e-6;
+                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth,
+                const LevelTerms* terms) {
+    return model_of(row, level_areas, level_paths, levels, warps, gpu_depth, growth, terms).at(iterations) * 1e-6;
 }
 
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
                                 std::uint32_t gpu_depth, std::uint32_t max_iterations,
-                                BudgetPlan* out, const ErrorSink& err, float growth) {
+                                BudgetPlan* out, const ErrorSink& err, float growth, const LevelTerms* terms) {
     const TuningRow* row = nullptr;
     of_status s = need_row(t, a, p, &row, err);
     if (s != OF_OK) return s;
@@ -362,7 +367,7 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
     if (!(growth >= 0.0f && growth <= kMaxIterationGrowth))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: iteration growth %g not in [0, %g]",
                         static_cast<double>(growth), static_cast<double>(kMaxIterationGrowth));
-    const FrameModel m = model_of(*row, level_areas, level_paths, levels, warps, gpu_depth, growth);
+    const FrameModel m = model_of(*row, level_areas, level_paths, levels, warps, gpu_depth, growth, terms);
     const double budget_ns = budget_ms * 1e6;
     if (m.at(1) > budget_ns) {
         if (m.fixed_ns > 0.0)
@@ -407,11 +412,11 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
                               const std::uint64_t* level_areas, const Path* level_paths, int levels,
                               std::uint32_t min_warps, std::uint32_t max_warps, std::uint32_t per_warp_cap,
                               std::uint32_t gpu_depth, std::uint32_t max_iterations, BudgetPlan* out,
-                              const ErrorSink& err, float growth) {
+                              const ErrorSink& err, float growth, const LevelTerms* terms) {
     if (max_warps < min_warps)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: max_warps %u < min_warps %u", max_warps, min_warps);
     of_status s = iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, min_warps, gpu_depth,
-                                        max_iterations, out, err, growth);
+                                        max_iterations, out, err, growth, terms);
     if (s != OF_OK || per_warp_cap == 0 || out->iterations[0] <= per_warp_cap) return s;
     const std::uint64_t total = static_cast<std::uint64_t>(out->iterations[0]) * min_warps;
     std::uint64_t w = (total + per_warp_cap - 1) / per_warp_cap;
@@ -422,7 +427,7 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
     BudgetPlan more;
     char quiet[kErrorCapacity];
     if (iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, static_cast<std::uint32_t>(w),
-                              gpu_depth, max_iterations, &more, ErrorSink{quiet}, growth) == OF_OK)
+                              gpu_depth, max_iterations, &more, ErrorSink{quiet}, growth, terms) == OF_OK)
         *out = more;
     return OF_OK;
 }

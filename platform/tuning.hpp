@@ -238,6 +238,22 @@ struct LaunchChoice {
 of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std::uint64_t area,
                         unsigned variant_mask, LaunchChoice* out, const ErrorSink& err);
 
+/// Per-level terms of an algorithm whose levels differ beyond their areas (core/algorithm.hpp
+/// IterationModel; DIS): runs[l] 1 where level l runs the inner iterations, 0 where it runs none
+/// (no iteration cost, no iteration launch; BudgetPlan::iterations still gives the schedule's
+/// count there); fixed_launches[l] launches of the level's path besides the iterations'
+/// (launch_us each); fixed_work[path][l] work besides the iterations' on that path, in the
+/// units of level_areas (ns_per_it_px each: a path whose other work costs another multiple of
+/// a step than the other path's). Per warp, like the level term. frame_px: level 0's pixels, which the
+/// frame term (frame_ns_per_px) is per where level_areas are work rather than pixels. nullptr:
+/// every level runs, nothing fixed, the frame term per level_areas[0].
+struct LevelTerms {
+    double frame_px;
+    double runs[kMaxLevels];
+    double fixed_launches[kMaxLevels];
+    double fixed_work[kPathCount][kMaxLevels];
+};
+
 /// The time model of one frame (ms) with n_l = level_iterations(iterations, growth, l) inner
 /// iterations per warp on level l (core/schedule.hpp; growth 0: `iterations` on every level):
 ///   frame_us*1e3 + frame_ns_per_px*area_0                      (level 0's path: once per frame)
@@ -248,9 +264,12 @@ of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std
 /// at most gpu_depth iterations each), n_l on CPU levels. Terms a table leaves out count
 /// 0, so a table with ns_per_it_px alone models the inner iterations only. The level term does not
 /// depend on the iterations: with frame_us and frame_ns_per_px it makes BudgetPlan::fixed_ms.
+/// terms (optional, LevelTerms): n_l and launches_l times runs[l], and per level and warp
+/// fixed_launches[l] * launch_us + fixed_work[path_l][l] * ns_per_it_px added to the level term.
 /// Inputs must be valid (iterations_for_budget checks them); gpu_depth 0 counts as 1.
 double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
-                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth = 0.0f);
+                std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth = 0.0f,
+                const LevelTerms* terms = nullptr);
 
 /// Inner iterations per level and warp that fit a time budget: the largest finest-level count n
 /// in 1..max_iterations with frame_ms(n, growth) <= budget_ms, the coarser levels following the
@@ -269,7 +288,8 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
                                 std::uint32_t gpu_depth, std::uint32_t max_iterations,
-                                BudgetPlan* out, const ErrorSink& err, float growth = 0.0f);
+                                BudgetPlan* out, const ErrorSink& err, float growth = 0.0f,
+                                const LevelTerms* terms = nullptr);
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
@@ -288,7 +308,7 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
                               const std::uint64_t* level_areas, const Path* level_paths, int levels,
                               std::uint32_t min_warps, std::uint32_t max_warps, std::uint32_t per_warp_cap,
                               std::uint32_t gpu_depth, std::uint32_t max_iterations, BudgetPlan* out,
-                              const ErrorSink& err, float growth = 0.0f);
+                              const ErrorSink& err, float growth = 0.0f, const LevelTerms* terms = nullptr);
 
 /// The self-test's timing check of a measured ns/iteration/pixel against the row's path.
 enum TimingVerdict : int { kTimingOk = 0, kTimingWarn = 1, kTimingFail = 2 };

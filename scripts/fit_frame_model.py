@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the whole-frame terms of a table's GPU row to oflow-bench --lk --json's frame-model rows.
+"""Fits the whole-frame terms of a table's GPU row to oflow-bench --lk or --dis --json's frame-model rows.
 
 The model is platform/tuning.hpp frame_ms for a GPU-only frame with one warp and depth 1:
     ms = frame_us * 1e3 + frame_ns_per_px * px0 + levels * level_us * 1e3
@@ -8,8 +8,20 @@ with ns_per_it_px held at the given value (the inner rows' large-frame figure); 
 too (LK's frames have a fixed floor: a 1-level frame of any small size costs the same), unless
 --no-frame-us holds it at 0 as the TV-L1 and HS rows were fitted. The fit minimises the relative error (each equation
 divided by its measured time) by linear least squares; it prints the terms and every row's
-measured time, the fitted model's and the relative error. Usage:
-    fit_frame_model.py BENCH.json --precision f32|f16x2 --ns-per-it-px F
+measured time, the fitted model's and the relative error.
+
+oflow-bench --dis rows carry the model's own counts (core/dis_algorithm.cpp's iteration model):
+work_px, the work pixels of the solved levels at one step (a step's cost is ns_per_it_px per
+work pixel), launches, every launch of the frame the model counts (the rounds, ceil(steps / 3)
+a solved level, and each solved level's fixed ones), and refine_px, the refinement's
+fixed-point iterations times the pixels of the solved levels:
+    ms = frame_us * 1e3 + frame_ns_per_px * px0 + levels * level_us * 1e3
+         + ns_per_it_px * (steps * work_px + refine_work * refine_px) + launches * launch_us * 1e3
+--ns-per-it-px 0 fits ns_per_it_px too (DIS has no inner-loop figure to hold it at);
+--refine-work 0 fits the refinement's cost per pixel as a term of its own and prints its ratio
+to ns_per_it_px (the kDisRefineWork of core/dis_algorithm.cpp). Usage:
+    fit_frame_model.py BENCH.json --precision f32|f16x2 --ns-per-it-px F [--no-frame-us]
+                       [--refine-work C] [--section model|cpu] [--no-launch]
 """
 import argparse
 import json
@@ -35,33 +47,62 @@ def main():
     ap.add_argument("--precision", default="f32")
     ap.add_argument("--ns-per-it-px", type=float, required=True)
     ap.add_argument("--no-frame-us", action="store_true")
+    ap.add_argument("--no-launch", action="store_true", help="hold launch_us at 0 (a CPU row: no launches)")
+    ap.add_argument("--section", default="model", help="the rows fitted: model (the GPU's), cpu (--dis: the reference path)")
+    ap.add_argument("--refine-work", type=float, default=1.3,
+                    help="--dis rows: refinement step-equivalents per pixel and fixed-point iteration (0: fitted)")
     a = ap.parse_args()
     rows = [r for r in json.load(open(a.json))["rows"]
-            if r["section"] == "model" and r["precision"] == a.precision and r["ok"]]
+            if r["section"] == a.section and r["precision"] == a.precision and r["ok"]]
     if len(rows) < 4:
         raise SystemExit("fewer than 4 model rows of precision %s" % a.precision)
+    fit_ns = a.ns_per_it_px <= 0.0
+    fit_ref = a.refine_work <= 0.0 and any("refine_px" in r for r in rows)
+    if fit_ref and not fit_ns:
+        raise SystemExit("--refine-work 0 needs --ns-per-it-px 0")
+
+    def counts(r):
+        """(step work, refinement pixels, launches) of a row: its own (--dis) or LK's (every level, each step)."""
+        if "launches" in r:
+            return r["steps"] * r["work_px"], r.get("refine_px", 0.0), r["launches"]
+        return r["steps"] * r["level_px"], 0.0, r["steps"] * r["levels"]
+
     A, b = [], []
     for r in rows:
         meas = r["ms"] * 1e6  # ns
         px0 = r["w"] * r["h"]
-        known = a.ns_per_it_px * r["steps"] * r["level_px"]
-        # unknowns: frame_ns_per_px, level_us, launch_us (us terms in ns: x 1e3)
-        row = [px0 / meas, r["levels"] * 1e3 / meas, r["steps"] * r["levels"] * 1e3 / meas]
+        steps_work, refine_px, launches = counts(r)
+        work = steps_work + (0.0 if fit_ref else a.refine_work * refine_px)
+        known = 0.0 if fit_ns else a.ns_per_it_px * work
+        # unknowns: frame_ns_per_px, level_us, launch_us (us terms in ns: x 1e3)[, ns_per_it_px][, ns_ref][, frame_us]
+        row = [px0 / meas, r["levels"] * 1e3 / meas] + ([] if a.no_launch else [launches * 1e3 / meas])
+        if fit_ns:
+            row.append(work / meas)
+        if fit_ref:
+            row.append(refine_px / meas)
         A.append(row if a.no_frame_us else row + [1e3 / meas])
         b.append((meas - known) / meas)
     x = lstsq(A, b)
+    if a.no_launch:
+        x = x[:2] + [0.0] + x[2:]
     fns, level_us, launch_us = x[:3]
-    frame_us = 0.0 if a.no_frame_us else x[3]
-    print("frame_us=%.2f frame_ns_per_px=%.4f level_us=%.2f launch_us=%.2f (ns_per_it_px %.5f held%s)"
-          % (frame_us, fns, level_us, launch_us, a.ns_per_it_px, ", frame_us 0" if a.no_frame_us else ""))
+    ns = x[3] if fit_ns else a.ns_per_it_px
+    refine_work = x[4] / ns if fit_ref else a.refine_work
+    frame_us = 0.0 if a.no_frame_us else x[-1]
+    print("frame_us=%.2f frame_ns_per_px=%.4f level_us=%.2f launch_us=%.2f ns_per_it_px=%.5f (%s%s)%s"
+          % (frame_us, fns, level_us, launch_us, ns, "fitted" if fit_ns else "held",
+             ", frame_us 0" if a.no_frame_us else "",
+             "" if not any("refine_px" in r for r in rows)
+             else " refine_work=%.3f (%s)" % (refine_work, "fitted" if fit_ref else "held")))
     worst = 0.0
     for r in rows:
+        steps_work, refine_px, launches = counts(r)
         model = (frame_us * 1e3 + fns * r["w"] * r["h"] + r["levels"] * level_us * 1e3
-                 + r["steps"] * (a.ns_per_it_px * r["level_px"] + r["levels"] * launch_us * 1e3)) * 1e-6
+                 + ns * (steps_work + refine_work * refine_px) + launches * launch_us * 1e3) * 1e-6
         err = model / r["ms"] - 1.0
         worst = max(worst, abs(err))
-        print("  %4dx%-4d levels %d steps %2d: measured %8.3f ms, model %8.3f ms (%+5.1f%%)"
-              % (r["w"], r["h"], r["levels"], r["steps"], r["ms"], model, 100 * err))
+        print("  %4dx%-4d %-9s levels %d steps %3d: measured %8.3f ms, model %8.3f ms (%+5.1f%%)"
+              % (r["w"], r["h"], r.get("preset", ""), r["levels"], r["steps"], r["ms"], model, 100 * err))
     print("worst relative error %.1f%% over %d frames" % (100 * worst, len(rows)))
 
 

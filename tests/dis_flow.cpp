@@ -21,6 +21,7 @@
 #include "test_util.hpp"
 
 #include "core/algorithm.hpp"
+#include "core/dis_kernels.hpp" // kDisMaxIterations
 
 #include <algorithm>
 #include <cmath>
@@ -325,6 +326,81 @@ void test_refusals() {
     }
 }
 
+// ---- the time model and the time budget (the board tables' DIS rows) -------------------------
+of_info explain(const of_config& c, of_status* s) {
+    of_info in;
+    std::memset(&in, 0, sizeof in);
+    in.struct_size = sizeof in;
+    *s = of_explain(&c, &in);
+    return in;
+}
+
+void test_budget() {
+    // Every built-in table models DIS: a predicted time, the steps on the levels it solves only.
+    for (const char* board : {"generic", "nano", "tx2", "xavier", "orin"}) {
+        of_config c = dis_cfg(640, 480);
+        c.platform = board;
+        c.backend = OF_BACKEND_AUTO; // the board's GPU assumed (a named table)
+        c.levels = 8;                // 640x480 .. 5x4: the coarsest (20 px) below every table's crossover
+        of_status s;
+        const of_info in = explain(c, &s);
+        bool levels_ok = in.levels > c.dis.finest_level;
+        for (uint32_t l = 0; l < in.levels; ++l)
+            levels_ok = levels_ok && in.level_iterations[l] == (l >= c.dis.finest_level ? c.dis.iterations : 0u);
+        std::printf("DIS 640x480 MEDIUM 8 levels, table %-7s: predicted %.3f ms, level 0 wanted on %d, level %u on %d\n", board,
+                    in.predicted_ms, static_cast<int>(in.level_wanted[0]), in.levels - 1,
+                    static_cast<int>(in.level_wanted[in.levels ? in.levels - 1 : 0]));
+        CHECK_MSG(s == OF_OK && in.predicted_ms > 0.0 && levels_ok, "%s: explain %s, predicted %.3f ms, levels ok %d",
+                  board, st(s), in.predicted_ms, levels_ok ? 1 : 0);
+        // The boards split per level: level 0 wanted on the GPU, the coarsest on the CPU.
+        CHECK_MSG(in.level_wanted[0] == OF_BACKEND_CUDA && in.level_wanted[in.levels - 1] != OF_BACKEND_CUDA,
+                  "%s: level 0 wanted on %d, level %u on %d", board, static_cast<int>(in.level_wanted[0]), in.levels - 1,
+                  static_cast<int>(in.level_wanted[in.levels - 1]));
+    }
+    // A budget buys steps per patch (dis.iterations): within the budget, more for more, the
+    // bound at most, and a budget below the frame's fixed cost is refused.
+    of_config c = dis_cfg(640, 480);
+    c.platform = "xavier";
+    c.backend = OF_BACKEND_AUTO;
+    uint32_t last = 0;
+    for (float b : {8.0f, 16.0f, 32.0f}) {
+        c.time_budget_ms = b;
+        of_status s;
+        const of_info in = explain(c, &s);
+        std::printf("DIS 640x480, xavier, budget %4.1f ms: %u steps, predicted %.3f ms\n", static_cast<double>(b),
+                    in.iterations, in.predicted_ms);
+        CHECK_MSG(s == OF_OK && in.warps == 1 && in.iterations >= 1 && in.iterations >= last &&
+                      in.predicted_ms <= static_cast<double>(b) + 1e-6 &&
+                      in.level_iterations[c.dis.finest_level] == in.iterations && in.level_iterations[0] == 0,
+                  "budget %g: %s, %u steps (previous %u), warps %u, predicted %.3f ms", static_cast<double>(b), st(s),
+                  in.iterations, last, in.warps, in.predicted_ms);
+        last = in.iterations;
+    }
+    c.time_budget_ms = 1e9f;
+    of_status s;
+    of_info in = explain(c, &s);
+    CHECK_MSG(s == OF_OK && in.iterations == oflow::kDisMaxIterations, "budget 1e9: %s, %u steps", st(s), in.iterations);
+    c.time_budget_ms = 0.001f;
+    in = explain(c, &s);
+    CHECK_MSG(s == OF_ERR_INVALID_ARGUMENT, "budget 0.001 ms: %s (expected INVALID_ARGUMENT)", st(s));
+    // A frame under a budget runs the steps the budget bought (the reference path, generic table).
+    const Pair p = synth_pair(oflow::synth::Case::SmoothField, kW, kH, 3);
+    of_config r = dis_cfg();
+    r.platform = "generic";
+    r.time_budget_ms = 50.0f;
+    Out o;
+    if (run(r, p, &o, "budget 50 ms")) {
+        uint32_t solved = 0;
+        for (uint32_t l = 0; l < o.info.levels; ++l) solved += o.info.level_iterations[l] ? 1u : 0u;
+        std::printf("DIS %ux%u, generic, budget 50 ms, reference path: %u steps, %llu run (%u levels solved)\n", kW, kH,
+                    o.info.iterations, static_cast<unsigned long long>(o.info.last_iterations), solved);
+        CHECK_MSG(o.info.iterations >= 1 &&
+                      o.info.last_iterations == static_cast<uint64_t>(o.info.iterations) * static_cast<uint64_t>(solved),
+                  "budget frame: %u steps, %llu run, %u levels solved", o.info.iterations,
+                  static_cast<unsigned long long>(o.info.last_iterations), solved);
+    }
+}
+
 } // namespace
 
 int main() {
@@ -341,5 +417,6 @@ int main() {
     test_arena_contents();
     test_small_and_flat();
     test_refusals();
+    test_budget();
     return oftest::finish("dis_flow");
 }

@@ -394,9 +394,11 @@ void frames(const oftest::Pair& p, const char* name) {
     const char* pname[3] = {"ULTRAFAST", "FAST", "MEDIUM"};
     for (int k = 0; k < 3; ++k) {
         std::vector<float> ref;
+        uint64_t ref_steps = 0;
         {
             Ctx r(dis_cfg(p.w, p.h, presets[k], OF_VARIANT_AUTO, OF_PRECISION_F32, OF_BACKEND_REFERENCE));
             if (!r.c || !run_host(r.c, p, &ref)) continue;
+            ref_steps = info_of(r.c).last_iterations;
         }
         const double ref_epe = mean_epe(ref, p);
         for (int vi = 0; vi < 2; ++vi)
@@ -406,7 +408,15 @@ void frames(const oftest::Pair& p, const char* name) {
                 Ctx c(dis_cfg(p.w, p.h, presets[k], v, pr, OF_BACKEND_CUDA));
                 if (!c.c) continue;
                 std::vector<float> hf, df;
-                if (!run_host(c.c, p, &hf) || !run_device(c.c, p, &df)) continue;
+                if (!run_host(c.c, p, &hf)) continue;
+                const uint64_t host_steps = info_of(c.c).last_iterations;
+                if (!run_device(c.c, p, &df)) continue;
+                // Device output waits for nothing: the count is the scheduled one, the same.
+                const uint64_t dev_steps = info_of(c.c).last_iterations;
+                CHECK_MSG(host_steps == ref_steps && dev_steps == ref_steps,
+                          "%s %s: steps %llu (host output), %llu (device output), the reference %llu", name, pname[k],
+                          static_cast<unsigned long long>(host_steps), static_cast<unsigned long long>(dev_steps),
+                          static_cast<unsigned long long>(ref_steps));
                 const Stats s = diff_stats(hf, ref, 0.01);
                 const double epe = mean_epe(hf, p);
                 std::printf("%-14s %-9s %-6s %s: |d flow| mean %.4f p99 %.4f max %.3f px; EPE %.4f (reference %.4f)\n", name,
@@ -417,6 +427,43 @@ void frames(const oftest::Pair& p, const char* name) {
                 CHECK(same_bits(hf, df, "device-memory frames vs host frames"));
             }
     }
+}
+
+// A frame split by level: backend AUTO on the xavier table, whose DIS crossover (64 px) puts the
+// coarsest level of a 7-level 320x240 frame (5x4) on the CPU path and the finer ones on the GPU
+// (GLOBAL F32).
+// The CPU levels are the reference's, the GPU levels agree with it as the whole-GPU frames do
+// (frames above); of_info names both backends and the steps are the reference's.
+void split() {
+    const oftest::Pair p = synth_pair(oflow::synth::Case::CameraMotion, 320, 240, 9);
+    of_config base = dis_cfg(p.w, p.h, OF_DIS_MEDIUM, OF_VARIANT_AUTO, OF_PRECISION_F32, OF_BACKEND_REFERENCE);
+    base.levels = 7;
+    std::vector<float> ref, sp;
+    uint64_t ref_steps = 0;
+    {
+        Ctx r(base);
+        if (!r.c || !run_host(r.c, p, &ref)) return;
+        ref_steps = info_of(r.c).last_iterations;
+    }
+    of_config c = base;
+    c.backend = OF_BACKEND_AUTO;
+    c.platform = "xavier";
+    c.variant = OF_VARIANT_GLOBAL;
+    Ctx x(c);
+    if (!x.c || !run_host(x.c, p, &sp)) return;
+    const of_info in = info_of(x.c);
+    const int last = static_cast<int>(in.levels) - 1;
+    const bool split = in.levels >= 3 && in.level_backend[0] == OF_BACKEND_CUDA && in.level_backend[last] != OF_BACKEND_CUDA;
+    const Stats s = diff_stats(sp, ref, 0.01);
+    std::printf("split by level (AUTO, xavier, %u levels: 0 on %s, %d on %s): |d flow| mean %.4f p99 %.4f max %.3f px, "
+                "%llu steps (reference %llu)\n",
+                in.levels, in.level_backend[0] == OF_BACKEND_CUDA ? "CUDA" : "CPU", last,
+                in.level_backend[last] == OF_BACKEND_CUDA ? "CUDA" : "CPU", s.mean, s.p99, s.maxd,
+                static_cast<unsigned long long>(in.last_iterations), static_cast<unsigned long long>(ref_steps));
+    CHECK_MSG(split, "DIS split: %u levels, level 0 on %d, level %d on %d (expected CUDA, then the CPU)", in.levels,
+              static_cast<int>(in.level_backend[0]), last, static_cast<int>(in.level_backend[last]));
+    CHECK(s.mean <= 0.05 && s.p99 <= 0.5);
+    CHECK(in.last_iterations == ref_steps);
 }
 
 // of_process allocates nothing (host or device) per frame, host and device frames.
@@ -458,6 +505,7 @@ int main() {
     const uint32_t w = small_run() ? 96 : 320, h = small_run() ? 72 : 240;
     frames(synth_pair(oflow::synth::Case::SmoothField, w, h, 7), "smooth-field");
     frames(synth_pair(oflow::synth::Case::CameraMotion, w, h, 9), "camera-motion");
+    split();
     no_alloc();
     return finish("gpu_dis");
 }
