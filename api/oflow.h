@@ -302,7 +302,8 @@ typedef struct of_config {
                                      warps is then a minimum: where the budget buys more than
                                      OF_BUDGET_ITERATIONS_PER_WARP iterations per warp it buys warps instead
                                      (re-linearising; one linearisation stops gaining after some 20-30
-                                     iterations: docs/time-budget.md), up to 100 (LK: never, it has no warps);
+                                     iterations: docs/time-budget.md), up to 100 (LK: never, it has no warps;
+                                     DIS: it buys dis.iterations, the steps per patch, 1..1000, and no warp);
                                      of_info.warps says how many.
                                      Any finite budget is taken (the model runs in double; a huge one buys
                                      the most: 100000 iterations, 100 warps). A budget that buys no
@@ -476,7 +477,8 @@ typedef struct of_info {
                                   (detected Jetson), "compute capability" (CUDA device), "generic" */
     char board_reason[160];  /**< the evidence, e.g. "table xavier: board detected (device tree compatible nvidia,tegra194)" */
     uint32_t iterations;     /**< inner iterations per warp at the finest level: config.iterations, or what
-                                  time_budget_ms bought (coarser levels: level_iterations) */
+                                  time_budget_ms bought (coarser levels: level_iterations; DIS: its steps
+                                  per patch, config.dis.iterations or the budget's) */
     uint32_t warps;          /**< warps per level: config.warps, or more where time_budget_ms bought them */
     double predicted_ms;     /**< the table's time model for one maximum-size frame at that count on the chosen
                                   paths (README of the tables); 0 when the table has no row for the request */

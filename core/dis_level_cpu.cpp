@@ -9,17 +9,16 @@
 #include "core/dis_level_cpu.hpp"
 
 #include "core/flow_driver.hpp"
-#include "core/hs_level_cpu.hpp" // hs_split_views
-
-#include <utility>
+#include "core/hs_level_cpu.hpp" // the red-black SOR (HsSorPairs)
 
 namespace oflow {
 
 int dis_work_planes(const of_config&) { return kDisPlanes; }
 
 const char* dis_work_plane_name(const of_config&, int i) {
-    static const char* const names[kDisPlanes] = {"gx/i1w", "gy/J11", "rowsum/J12", "sx/J13", "sy/J22", "tx/J23",
-                                                 "ty/du",  "md/dv",  "err/du2",    "Sxx/dv2", "Sxy", "Syy", "Sx", "Sy"};
+    static const char* const names[kDisPlanes] = {"gx/i1w", "gy/J11", "rowsum/state/J12", "sx/J13", "sy/J22",
+                                                 "tx/J23", "ty/du",  "md/dv",   "err/du2", "Sxx/dv2",
+                                                 "Sxy",    "Syy",    "Sx",      "Sy"};
     return i >= 0 && i < kDisPlanes ? names[i] : "?";
 }
 
@@ -52,61 +51,27 @@ void refine(of_context* c, const Frame& f, int l, Plane u1, Plane u2) {
         red.j[ch] = ra.j_red[ch];
         black.j[ch] = ra.j_black[ch];
     }
-    Plane old_u = f.algo(kDisDu, l), old_v = f.algo(kDisDv, l), new_u = f.algo(kDisDu2, l),
-          new_v = f.algo(kDisDv2, l);
-    { // the increment starts at zero (both halves, the slot past an odd row's end included)
-        Plane r, b;
-        hs_split_views(old_u, &r, &b);
-        fill_zero(c, r);
-        fill_zero(c, b);
-        hs_split_views(old_v, &r, &b);
-        fill_zero(c, r);
-        fill_zero(c, b);
-    }
+    HsSorPairs p{f.algo(kDisDu, l), f.algo(kDisDv, l), f.algo(kDisDu2, l), f.algo(kDisDv2, l)};
+    hs_sor_zero(c, p); // the increment starts at zero
     const float alpha2 = cfg.dis.refine_alpha;
     ra.alpha2 = alpha2;
     ra.delta = cfg.dis.refine_delta;
     ra.gamma = cfg.dis.refine_gamma;
-    const int w = u1.w;
     for (uint32_t fp = 0; fp < cfg.dis.refine_iterations; ++fp) {
-        hs_split_views(old_u, &ra.du_r, &ra.du_b);
-        hs_split_views(old_v, &ra.dv_r, &ra.dv_b);
+        hs_split_views(p.old_u, &ra.du_r, &ra.du_b);
+        hs_split_views(p.old_v, &ra.dv_r, &ra.dv_b);
         for_rows(c, h, [&](int y0, int y1, int) { c->dis.refine_tensor(ra, y0, y1); });
-        for (int it = 0; it < kDisSorIterations; ++it) {
-            Plane ur_old, ub_old, vr_old, vb_old, ur_new, ub_new, vr_new, vb_new;
-            hs_split_views(old_u, &ur_old, &ub_old);
-            hs_split_views(old_v, &vr_old, &vb_old);
-            hs_split_views(new_u, &ur_new, &ub_new);
-            hs_split_views(new_v, &vr_new, &vb_new);
-            red.u_old = ur_old, red.v_old = vr_old, red.u_other = ub_old, red.v_other = vb_old;
-            red.u_new = ur_new, red.v_new = vr_new;
-            black.u_old = ub_old, black.v_old = vb_old, black.u_other = ur_new, black.v_other = vr_new;
-            black.u_new = ub_new, black.v_new = vb_new;
-            HsSorArgs* halves[2] = {&red, &black};
-            for (int colour = 0; colour < 2; ++colour) {
-                HsSorArgs& a = *halves[colour];
-                a.alpha2 = alpha2;
-                a.omega = kDisSorOmega;
-                a.colour = colour;
-                a.w = w;
-                for_rows(c, h, [&](int y0, int y1, int) { c->hs.sor_half_sweep(a, y0, y1); });
-            }
-            std::swap(old_u, new_u);
-            std::swap(old_v, new_v);
-        }
+        for (int it = 0; it < kDisSorIterations; ++it) hs_sor_iteration(c, &red, &black, alpha2, kDisSorOmega, &p);
     }
-    // The latest increment is in old_u / old_v (halves): merge into the full planes, add.
-    Plane ur, ub, vr, vb;
-    hs_split_views(old_u, &ur, &ub);
-    hs_split_views(old_v, &vr, &vb);
+    // The latest increment is in p.old_* (halves): merged into the full planes p.next_*, added.
+    hs_sor_merge(c, p);
+    const int w = u1.w;
     for_rows(c, h, [&](int y0, int y1, int) {
-        c->hs.rb_merge(ur, ub, new_u, y0, y1);
-        c->hs.rb_merge(vr, vb, new_v, y0, y1);
         for (int y = y0; y < y1; ++y) {
             float* a1 = u1.row(y);
             float* a2 = u2.row(y);
-            const float* d1 = new_u.row(y);
-            const float* d2 = new_v.row(y);
+            const float* d1 = p.next_u.row(y);
+            const float* d2 = p.next_v.row(y);
             for (int x = 0; x < w; ++x) {
                 a1[x] += d1[x];
                 a2[x] += d2[x];
@@ -145,7 +110,8 @@ void dis_solve_level_cpu(const LevelJob& job) {
     }
 
     // 3-5. Starts, then the rounds of steps (search: s -> t), each but the first after a
-    // propagation (t -> s).
+    // propagation (t -> s); the rounds' state (DisSearchArgs) skips the patches whose search or
+    // propagation would repeat its previous result.
     const DisInitArgs ia{job.u1, job.u2, sx, sy, g};
     for_rows(c, g.ny, [&](int j0, int j1, int) { k.init(ia, j0, j1); });
     const int iters = static_cast<int>(cfg.dis.iterations);
@@ -162,10 +128,13 @@ void dis_solve_level_cpu(const LevelJob& job) {
     sa.md = md;
     sa.err = err;
     sa.g = g;
+    sa.state = sparse(f.algo(kDisState, l), g);
     const int rounds = (iters + kDisRoundSteps - 1) / kDisRoundSteps;
-    const DisPropagateArgs pa{i0, i1, tx, ty, err, sx, sy, g};
+    DisPropagateArgs pa{i0, i1, tx, ty, err, sx, sy, g, sa.state};
     for (int r = 0; r < rounds; ++r) {
+        pa.resume = r > 1; // the propagation before round 1 is the first
         if (r > 0) for_rows(c, g.ny, [&](int j0, int j1, int) { k.propagate(pa, j0, j1); });
+        sa.resume = r > 0;
         sa.iterations = iters * (r + 1) / rounds - iters * r / rounds;
         for_rows(c, g.ny, [&](int j0, int j1, int) { k.search(sa, j0, j1); });
     }

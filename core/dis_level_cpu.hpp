@@ -25,6 +25,7 @@ enum DisPlane : int {
     kDisErr,             // the patches' error E at their flow
     kDisSum0,            // kDisSum0 + c: patch sum c (DisSum)
     kDisPlanes = kDisSum0 + kDisSums,
+    kDisState = kDisRowSum, // after the patch sums: the rounds' flags (DisSearchArgs::state)
     // The refinement's planes (aliases):
     kDisI1w = 0,         // frame 1 warped by the flow
     kDisJ0 = 1,          // kDisJ0 + c: the tensor channel c, split red / black
@@ -41,9 +42,9 @@ int dis_work_planes(const of_config& cfg);
 const char* dis_work_plane_name(const of_config& cfg, int i);
 
 /// Algorithm::solve_level_cpu of DIS (core/dis_kernels.hpp has the steps): levels finer than
-/// config.dis.finest_level keep the upsampled flow; else gradient, patch sums, the search in two
-/// halves with the propagation between them, densification, the refinement, then the median
-/// filter when config.median_size > 0. Adds the Gauss-Newton steps allowed per patch.
+/// config.dis.finest_level keep the upsampled flow; else gradient, patch sums, the rounds of
+/// search with a propagation before each but the first, densification, the refinement, then the
+/// median filter when config.median_size > 0. Adds the Gauss-Newton steps allowed per patch.
 void dis_solve_level_cpu(const LevelJob& job);
 
 namespace selftest {

@@ -28,6 +28,56 @@ void hs_split_views(Plane full, Plane* red, Plane* black) {
     *black = Plane{full.data + hw, hw, full.h, full.pitch};
 }
 
+void hs_sor_zero(of_context* c, const HsSorPairs& p) {
+    Plane r, b;
+    hs_split_views(p.old_u, &r, &b);
+    fill_zero(c, r);
+    fill_zero(c, b);
+    hs_split_views(p.old_v, &r, &b);
+    fill_zero(c, r);
+    fill_zero(c, b);
+}
+
+double hs_sor_iteration(of_context* c, HsSorArgs* red, HsSorArgs* black, float alpha2, float omega, HsSorPairs* p) {
+    const HsKernels& k = c->hs;
+    const int w = p->old_u.w, h = p->old_u.h;
+    Plane ur_old, ub_old, vr_old, vb_old, ur_new, ub_new, vr_new, vb_new;
+    hs_split_views(p->old_u, &ur_old, &ub_old);
+    hs_split_views(p->old_v, &vr_old, &vb_old);
+    hs_split_views(p->next_u, &ur_new, &ub_new);
+    hs_split_views(p->next_v, &vr_new, &vb_new);
+    red->u_old = ur_old, red->v_old = vr_old, red->u_other = ub_old, red->v_other = vb_old;
+    red->u_new = ur_new, red->v_new = vr_new;
+    black->u_old = ub_old, black->v_old = vb_old, black->u_other = ur_new, black->v_other = vr_new;
+    black->u_new = ub_new, black->v_new = vb_new;
+    HsSorArgs* halves[2] = {red, black};
+    double* sums = band_sums(c);
+    double change = 0.0;
+    for (int colour = 0; colour < 2; ++colour) {
+        HsSorArgs& a = *halves[colour];
+        a.alpha2 = alpha2;
+        a.omega = omega;
+        a.colour = colour;
+        a.w = w;
+        for_rows(c, h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = k.sor_half_sweep(a, y0, y1); });
+        change += sum_bands(c, h);
+    }
+    std::swap(p->old_u, p->next_u);
+    std::swap(p->old_v, p->next_v);
+    return change;
+}
+
+void hs_sor_merge(of_context* c, const HsSorPairs& p) {
+    const HsKernels& k = c->hs;
+    Plane ur, ub, vr, vb;
+    hs_split_views(p.old_u, &ur, &ub);
+    hs_split_views(p.old_v, &vr, &vb);
+    for_rows(c, p.old_u.h, [&](int y0, int y1, int) {
+        k.rb_merge(ur, ub, p.next_u, y0, y1);
+        k.rb_merge(vr, vb, p.next_v, y0, y1);
+    });
+}
+
 namespace {
 
 // u += du over the level.
@@ -79,7 +129,7 @@ uint32_t solve_jacobi(of_context* c, const Frame& f, int l, uint32_t max_it, boo
 
 // Red-black SOR from zero on the tensor in kHsJ0.. (full planes): the tensor is split into the
 // red/black halves of the planes kHsI1w, kHsIx, kHsIy, kHsIt, kHsExtra (free by now), the
-// increment iterates in the halves of kHsDu/kHsDv (old) and kHsDu2/kHsDv2 (new), and is merged
+// increment iterates in the halves of kHsDu/kHsDv and kHsDu2/kHsDv2 (HsSorPairs), and is merged
 // back into full planes at the end (*du, *dv). Returns the iterations run (red + black = one).
 uint32_t solve_sor(of_context* c, const Frame& f, int l, uint32_t max_it, Plane* du, Plane* dv) {
     const HsKernels& k = c->hs;
@@ -91,62 +141,22 @@ uint32_t solve_sor(of_context* c, const Frame& f, int l, uint32_t max_it, Plane*
         hs_split_views(f.algo(split_slot[ch], l), &red_args.j[ch], &black_args.j[ch]);
         for_rows(c, full.h, [&](int y0, int y1, int) { k.rb_split(full, red_args.j[ch], black_args.j[ch], y0, y1); });
     }
-    Plane old_u = f.algo(kHsDu, l), old_v = f.algo(kHsDv, l), new_u = f.algo(kHsDu2, l), new_v = f.algo(kHsDv2, l);
-    // Zero the increment's halves, not the full planes' w columns: with an odd w the black half
-    // of an odd row holds (w + 1) / 2 pixels, its last slot at column 2 ((w + 1) / 2) - 1 = w
-    // (inside the pitch, outside the full plane's width), which the first red half-sweep reads.
-    {
-        Plane r, b;
-        hs_split_views(old_u, &r, &b);
-        fill_zero(c, r);
-        fill_zero(c, b);
-        hs_split_views(old_v, &r, &b);
-        fill_zero(c, r);
-        fill_zero(c, b);
-    }
-    const int w = old_u.w, h = old_u.h;
+    HsSorPairs p{f.algo(kHsDu, l), f.algo(kHsDv, l), f.algo(kHsDu2, l), f.algo(kHsDv2, l)};
+    hs_sor_zero(c, p);
+    const int w = p.old_u.w, h = p.old_u.h;
     const float alpha2 = cfg.hs.alpha * cfg.hs.alpha;
     const double npix = static_cast<double>(w) * static_cast<double>(h);
     const double eps2 = static_cast<double>(cfg.epsilon) * static_cast<double>(cfg.epsilon);
-    double* sums = band_sums(c);
     uint32_t n = 0;
     while (n < max_it) {
-        Plane ur_old, ub_old, vr_old, vb_old, ur_new, ub_new, vr_new, vb_new;
-        hs_split_views(old_u, &ur_old, &ub_old);
-        hs_split_views(old_v, &vr_old, &vb_old);
-        hs_split_views(new_u, &ur_new, &ub_new);
-        hs_split_views(new_v, &vr_new, &vb_new);
-        // Red: its old values, black's current ones; then black against the new red.
-        red_args.u_old = ur_old, red_args.v_old = vr_old, red_args.u_other = ub_old, red_args.v_other = vb_old;
-        red_args.u_new = ur_new, red_args.v_new = vr_new;
-        black_args.u_old = ub_old, black_args.v_old = vb_old, black_args.u_other = ur_new, black_args.v_other = vr_new;
-        black_args.u_new = ub_new, black_args.v_new = vb_new;
-        HsSorArgs* halves[2] = {&red_args, &black_args};
-        double change = 0.0;
-        for (int colour = 0; colour < 2; ++colour) {
-            HsSorArgs& a = *halves[colour];
-            a.alpha2 = alpha2;
-            a.omega = cfg.hs.omega;
-            a.colour = colour;
-            a.w = w;
-            for_rows(c, h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = k.sor_half_sweep(a, y0, y1); });
-            change += sum_bands(c, h);
-        }
+        const double change = hs_sor_iteration(c, &red_args, &black_args, alpha2, cfg.hs.omega, &p);
         ++n;
-        std::swap(old_u, new_u);
-        std::swap(old_v, new_v);
         if (eps2 > 0.0 && change / npix <= eps2) break;
     }
-    // The latest iterate is in old_u/old_v (halves); merge into the other pair's full planes.
-    Plane ur, ub, vr, vb;
-    hs_split_views(old_u, &ur, &ub);
-    hs_split_views(old_v, &vr, &vb);
-    for_rows(c, h, [&](int y0, int y1, int) {
-        k.rb_merge(ur, ub, new_u, y0, y1);
-        k.rb_merge(vr, vb, new_v, y0, y1);
-    });
-    *du = new_u;
-    *dv = new_v;
+    // The latest iterate is in p.old_* (halves); merged into the other pair's full planes.
+    hs_sor_merge(c, p);
+    *du = p.next_u;
+    *dv = p.next_v;
     return n;
 }
 

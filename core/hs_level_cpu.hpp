@@ -33,6 +33,29 @@ const char* hs_work_plane_name(const of_config& cfg, int i);
 /// the row's pitch (host_pitch(w) >= 2 ((w + 1) / 2) for every w).
 void hs_split_views(Plane full, Plane* red, Plane* black);
 
+/// The red-black SOR's increment (core/hs_kernels.hpp), shared by HS/CLG's solver and DIS's
+/// refinement: two pairs of full planes, each seen as its red and black halves
+/// (hs_split_views); `old` holds the current iterate, `next` receives the following one.
+struct HsSorPairs {
+    Plane old_u, old_v, next_u, next_v;
+};
+
+/// Zeroes the halves of the iterate's pair (old_u, old_v): both halves, not the full planes' w
+/// columns: with an odd w the black half of an odd row holds (w + 1) / 2 pixels, its last slot
+/// at column 2 ((w + 1) / 2) - 1 = w (inside the pitch, outside the full plane's width), which
+/// the first red half-sweep reads.
+void hs_sor_zero(of_context* c, const HsSorPairs& p);
+
+/// One SOR iteration: the red half-sweep (its old values and black's current ones) into the
+/// next pair's red halves, then the black one against the new red; then the pairs swap, so
+/// that p->old_* holds the new iterate. red / black come with their split tensor (j[]); the
+/// views, alpha2, omega, colour and w (the full planes') are set here. Returns the change of
+/// the iteration: each half-sweep's band sums in band order, red's then black's.
+double hs_sor_iteration(of_context* c, HsSorArgs* red, HsSorArgs* black, float alpha2, float omega, HsSorPairs* p);
+
+/// Merges the iterate's halves (p.old_*) into the next pair's full planes (p.next_*).
+void hs_sor_merge(of_context* c, const HsSorPairs& p);
+
 /// Algorithm::solve_level_cpu of HS and CLG: per warp, warp frame 1 by the flow, derivatives,
 /// (CLG: the tensor smoothed with sigma rho; SOR: the tensor split red/black), the increment
 /// solved from zero by config.hs.solver until epsilon or config.iterations, flow += increment,

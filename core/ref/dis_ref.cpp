@@ -1,10 +1,12 @@
-// Dense Inverse Search, reference kernels (contracts: core/dis_kernels.hpp). Scalar F32 with
-// the sums in the orders the contracts state; the 2x2 solves in double.
+// Dense Inverse Search, reference kernels (contracts: core/dis_kernels.hpp). F32 with the sums
+// in the orders the contracts state (the patch sums' four lanes as one four-float value, Lane4);
+// the 2x2 solves in double.
 #include "core/ref/dis_ref.hpp"
 
 #include "core/dis_patch.hpp"
 
 #include <cmath>
+#include <cstring>
 
 namespace oflow {
 namespace {
@@ -36,51 +38,100 @@ inline float tap_value(const TapRows& t, int xa, int xb, const Shift& s) {
 
 using PatchSums = DisPatchSums;
 
-// Four lanes of each sum (core/dis_kernels.hpp: lane q holds the columns xx % 4 == q).
+// The four lanes of the contract's sums (core/dis_kernels.hpp: lane q holds the columns
+// xx % 4 == q) as one value of four floats (the GCC / Clang vector extension): every operation
+// on it is element-wise, the IEEE operation the scalar formula names, so each lane is the
+// scalar lane's sum, bit for bit; the compiler maps it onto the CPU's vectors (SSE, NEON) or
+// scalar code.
+typedef float Lane4 __attribute__((vector_size(16)));
+
+inline Lane4 load4(const float* p) {
+    Lane4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// The first n (0 .. 4) floats at p, zeros after: no read past them.
+inline Lane4 load_first(const float* p, int n) {
+    float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < n; ++i) t[i] = p[i];
+    return load4(t);
+}
+
 struct Lanes {
-    float d[4], dd[4], gx[4], gy[4];
+    Lane4 d, dd, gx, gy;
 };
 
-inline float combine(const float* l) { return (l[0] + l[1]) + (l[2] + l[3]); }
+inline float combine(Lane4 l) { return (l[0] + l[1]) + (l[2] + l[3]); }
 
+// Four columns: the taps a, b = a + 1 (row y + iy) and c, d = c + 1 (row y + iy + 1), I0 (t) and
+// the gradient (gx, gy, read when kGrad) of each, added to their lanes. A lane whose inputs are
+// all zero adds d = 0: its sums stay as they are (a sum that starts at +0 is never -0).
+template <bool kGrad>
+inline void add4(Lanes& L, Lane4 a, Lane4 b, Lane4 c, Lane4 d1, Lane4 t, Lane4 gx, Lane4 gy, float fx, float fy) {
+    const Lane4 top = a + fx * (b - a);
+    const Lane4 bot = c + fx * (d1 - c);
+    const Lane4 d = (top + fy * (bot - top)) - t;
+    L.d += d;
+    L.dd += d * d;
+    if (kGrad) {
+        L.gx += gx * d;
+        L.gy += gy * d;
+    }
+}
+
+// One patch row of p columns: r0, r1 the tap rows at the patch's first tap column (columns
+// 0 .. p of each read), t I0's row at the patch's first pixel, ax / ay the gradient's (kGrad).
+// Four columns per step; the last p % 4 columns in lanes 0 .. with zeros after them.
+template <bool kGrad>
+inline void row_sums(Lanes& L, const float* r0, const float* r1, const float* t, const float* ax, const float* ay,
+                     int p, float fx, float fy) {
+    const Lane4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+    int x = 0;
+    for (; x + 4 <= p; x += 4)
+        add4<kGrad>(L, load4(r0 + x), load4(r0 + x + 1), load4(r1 + x), load4(r1 + x + 1), load4(t + x),
+                    kGrad ? load4(ax + x) : zero, kGrad ? load4(ay + x) : zero, fx, fy);
+    const int n = p - x;
+    if (n > 0)
+        add4<kGrad>(L, load_first(r0 + x, n), load_first(r0 + x + 1, n), load_first(r1 + x, n),
+                    load_first(r1 + x + 1, n), load_first(t + x, n), kGrad ? load_first(ax + x, n) : zero,
+                    kGrad ? load_first(ay + x, n) : zero, fx, fy);
+}
+
+const int kMaxPatch = 32; // check_dis: patch_size <= 32
+
+// The sums over the patch at (px0, py0) at shift (ux, uy). Where a row's tap columns
+// xa0 .. xa0 + p leave the plane, their clamped values are copied first (the border's
+// replication) and the same row code runs on the copy.
 template <bool kGrad>
 PatchSums patch_sums(const Plane& i0, const Plane& i1, const Plane& gx, const Plane& gy, int px0, int py0, int p,
                      float ux, float uy) {
     const Shift sh = split_shift(ux, uy, i1.w, i1.h);
     Lanes L;
-    for (int q = 0; q < 4; ++q) L.d[q] = L.dd[q] = L.gx[q] = L.gy[q] = 0.0f;
+    L.d = L.dd = L.gx = L.gy = Lane4{0.0f, 0.0f, 0.0f, 0.0f};
     const int xa0 = px0 + sh.ix;
     const bool inside = xa0 >= 0 && xa0 + p < i1.w; // every tap column of the patch in the plane
+    float c0[kMaxPatch + 1], c1[kMaxPatch + 1];
     for (int yy = 0; yy < p; ++yy) {
         const int y = py0 + yy;
-        const float* t = i0.row(y) + px0;
         const TapRows tr = tap_rows(i1, y, sh);
-        const float* ax = kGrad ? gx.row(y) + px0 : nullptr;
-        const float* ay = kGrad ? gy.row(y) + px0 : nullptr;
-        for (int xx = 0; xx < p; ++xx) {
-            float v;
-            if (inside) { // the common case: consecutive taps, no clamping
-                const float* a = tr.r0 + xa0 + xx;
-                const float* c = tr.r1 + xa0 + xx;
-                const float top = a[0] + sh.fx * (a[1] - a[0]);
-                const float bot = c[0] + sh.fx * (c[1] - c[0]);
-                v = top + sh.fy * (bot - top);
-            } else {
-                v = tap_value(tr, clampi(xa0 + xx, 0, i1.w - 1), clampi(xa0 + xx + 1, 0, i1.w - 1), sh);
-            }
-            const float d = v - t[xx];
-            const int q = xx & 3;
-            L.d[q] += d;
-            L.dd[q] += d * d;
-            if (kGrad) {
-                L.gx[q] += ax[xx] * d;
-                L.gy[q] += ay[xx] * d;
+        const float* r0 = c0;
+        const float* r1 = c1;
+        if (inside) {
+            r0 = tr.r0 + xa0;
+            r1 = tr.r1 + xa0;
+        } else {
+            for (int x = 0; x <= p; ++x) {
+                const int xc = clampi(xa0 + x, 0, i1.w - 1);
+                c0[x] = tr.r0[xc];
+                c1[x] = tr.r1[xc];
             }
         }
+        row_sums<kGrad>(L, r0, r1, i0.row(y) + px0, kGrad ? gx.row(y) + px0 : nullptr,
+                        kGrad ? gy.row(y) + px0 : nullptr, p, sh.fx, sh.fy);
     }
     return PatchSums{combine(L.d), combine(L.dd), kGrad ? combine(L.gx) : 0.0f, kGrad ? combine(L.gy) : 0.0f};
 }
-
 
 // The channel's product at column x of a row.
 inline float channel_value(int channel, const float* ax, const float* ay, int x) {
@@ -230,10 +281,61 @@ void dis_densify_ref(const DisDensifyArgs& a, int y0, int y1) {
     }
 }
 
+namespace {
+
+// The tensor at pixels x .. x + 3 of row y (x even, 1 <= x, x + 4 < w: every neighbour inside
+// the row), as four lanes of dis_refine_terms. Columns x, x + 2 have colour e = (x + y) & 1,
+// x + 1, x + 3 the other, in slots x / 2 and x / 2 + 1 of their split rows.
+void refine_tensor4(const DisRefineArgs& a, const DisRefineRows& r, int x, int y) {
+    DisRefineTaps<Lane4> t;
+    const float* const i0[3] = {r.i0u, r.i0c, r.i0d};
+    const float* const i1[3] = {r.i1u, r.i1c, r.i1d};
+    for (int k = 0; k < 3; ++k)
+        for (int m = 0; m < 3; ++m) {
+            t.i0[k][m] = load4(i0[k] + x - 1 + m);
+            t.i1[k][m] = load4(i1[k] + x - 1 + m);
+        }
+    for (int c = 0; c < 2; ++c) {
+        const float* const f[3] = {r.fu[c], r.fc[c], r.fd[c]};
+        for (int k = 0; k < 3; ++k)
+            for (int m = 0; m < 3; ++m) t.f[c][k][m] = load4(f[k] + x - 1 + m);
+    }
+    const bool even_red = ((x + y) & 1) == 0;
+    const int s = x >> 1;
+    const float* const ue = (even_red ? a.du_r : a.du_b).row(y) + s;
+    const float* const uo = (even_red ? a.du_b : a.du_r).row(y) + s;
+    const float* const ve = (even_red ? a.dv_r : a.dv_b).row(y) + s;
+    const float* const vo = (even_red ? a.dv_b : a.dv_r).row(y) + s;
+    t.du = Lane4{ue[0], uo[0], ue[1], uo[1]};
+    t.dv = Lane4{ve[0], vo[0], ve[1], vo[1]};
+    Lane4 out[kHsChannels];
+    dis_refine_terms(
+        t, a, [](Lane4 v) { return Lane4{std::sqrt(v[0]), std::sqrt(v[1]), std::sqrt(v[2]), std::sqrt(v[3])}; },
+        out);
+    const Plane* const de = even_red ? a.j_red : a.j_black;
+    const Plane* const dod = even_red ? a.j_black : a.j_red;
+    for (int ch = 0; ch < kHsChannels; ++ch) {
+        float* e = de[ch].row(y) + s;
+        float* o = dod[ch].row(y) + s;
+        e[0] = out[ch][0];
+        o[0] = out[ch][1];
+        e[1] = out[ch][2];
+        o[1] = out[ch][3];
+    }
+}
+
+} // namespace
+
+// Pixels 0 and 1 and the row's last ones (x + 4 >= w) one at a time (dis_refine_pixel: the
+// clamped neighbours), the others four at a time (the same formula, lane by lane).
 void dis_refine_tensor_ref(const DisRefineArgs& a, int y0, int y1) {
+    const int w = a.i0.w;
     for (int y = y0; y < y1; ++y) {
         const DisRefineRows r = dis_refine_rows(a, y);
-        for (int x = 0; x < a.i0.w; ++x) dis_refine_pixel(a, r, x, y);
+        int x = 0;
+        for (; x < 2 && x < w; ++x) dis_refine_pixel(a, r, x, y);
+        for (; x + 4 < w; x += 4) refine_tensor4(a, r, x, y);
+        for (; x < w; ++x) dis_refine_pixel(a, r, x, y);
     }
 }
 
