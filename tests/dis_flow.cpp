@@ -358,12 +358,18 @@ void test_budget() {
                   static_cast<int>(in.level_wanted[in.levels - 1]));
     }
     // A budget buys steps per patch (dis.iterations): within the budget, more for more, the
-    // bound at most, and a budget below the frame's fixed cost is refused.
+    // bound at most, and a budget below the frame's fixed cost is refused. The budgets are
+    // multiples of the default frame's predicted time on the path that runs here (AUTO with the
+    // xavier GPU assumed, or the path OFLOW_FORCE_BACKEND forces), whose fixed part is below it.
     of_config c = dis_cfg(640, 480);
     c.platform = "xavier";
     c.backend = OF_BACKEND_AUTO;
+    of_status s0;
+    const double base = explain(c, &s0).predicted_ms;
+    CHECK_MSG(s0 == OF_OK && base > 0.0, "xavier 640x480: explain %s, predicted %.3f ms", st(s0), base);
     uint32_t last = 0;
-    for (float b : {8.0f, 16.0f, 32.0f}) {
+    for (double m : {1.0, 2.0, 4.0}) {
+        const float b = static_cast<float>(base * m);
         c.time_budget_ms = b;
         of_status s;
         const of_info in = explain(c, &s);
