@@ -88,7 +88,7 @@ typedef enum of_algorithm {
 /** Where the work runs. The environment variable OFLOW_FORCE_BACKEND overrides the config's
  *  choice: see of_config.backend. */
 typedef enum of_backend {
-    OF_BACKEND_AUTO = 0,      /**< the board table decides by frame area: CUDA at or above its crossover when CUDA is built and a device is present, else the CPU path (NEON when built and usable, else reference). See of_config.platform */
+    OF_BACKEND_AUTO = 0,      /**< the board table decides by frame area: CUDA at or above its crossover when CUDA is built and a device is present, else the CPU path (NEON when built and usable, unless the table states the reference path faster: then, and without NEON, reference). See of_config.platform */
     OF_BACKEND_REFERENCE = 1, /**< portable C++ reference path; always available */
     OF_BACKEND_NEON = 2,      /**< aarch64 NEON path (aarch64 builds); F16 only with FP16 vector arithmetic (Xavier, Orin) */
     OF_BACKEND_CUDA = 3,      /**< CUDA path */

@@ -140,6 +140,64 @@ void auto_reason(const Selection& o, const platform::PathPlan& pp, const char* t
         std::snprintf(out, cap, "%s: %.140s", tag, pp.reason);
 }
 
+// Backend AUTO's CPU path in a build with NEON. The reference path where the row that models a
+// reference run states its speed (ref_ns_per_it_px) and platform::frame_ms predicts its frame
+// faster than NEON's; else NEON. Both frames are modelled alike: every level on the CPU, the
+// config's levels, iterations, warps and schedule (a time budget's iterations depend on the
+// path, so the comparison stays at the config's count); NEON with neon_row's own CPU terms, the
+// reference with ref_row's platform::cpu_cost(.., true) (its ref_* terms). The iteration term,
+// n_l x area_l x ns_per_it_px per level and warp, is linear in each level's pixels and the
+// other per-level terms (launch_us, level_us) are shared, so a level-by-level comparison prefers
+// the same path on every level: "per level" and "per frame" choose alike. Only the frame term
+// (frame_ns_per_px, once on level 0) is not per level; the frame time counts it, so a split CUDA
+// frame, whose CPU levels exclude level 0, takes the path the whole frame prefers.
+struct CpuChoice {
+    bool stated;      // the reference row states ref_ns_per_it_px (else NEON, as without it)
+    bool reference;   // the reference path is faster
+    double neon_ns, ref_ns; // ns/it/px of each
+    double neon_ms, ref_ms; // predicted frame of each
+};
+
+CpuChoice choose_cpu_path(const platform::TuningRow& neon_row, const platform::TuningRow* ref_row,
+                          const std::uint64_t* areas, int levels, std::uint32_t warps, std::uint32_t iterations,
+                          float growth, const platform::LevelTerms* terms) {
+    CpuChoice c;
+    std::memset(static_cast<void*>(&c), 0, sizeof c);
+    if (!ref_row || !platform::states_reference(ref_row->path[platform::kPathCpu])) return c;
+    platform::Path cpu[kMaxLevels];
+    for (int l = 0; l < kMaxLevels; ++l) cpu[l] = platform::kPathCpu;
+    c.stated = true;
+    c.neon_ns = platform::cpu_cost(neon_row.path[platform::kPathCpu], false).ns_per_it_px;
+    c.ref_ns = platform::cpu_cost(ref_row->path[platform::kPathCpu], true).ns_per_it_px;
+    c.neon_ms = platform::frame_ms(neon_row, areas, cpu, levels, warps, 1, iterations, growth, terms, false);
+    c.ref_ms = platform::frame_ms(*ref_row, areas, cpu, levels, warps, 1, iterations, growth, terms, true);
+    c.reference = c.ref_ms < c.neon_ms;
+    return c;
+}
+
+// Why AUTO's CPU path is the one it is, for the reason ("" when the table states no reference
+// speed, or this build has no NEON: the CPU path has nothing to weigh). The ns/it/px of each,
+// or, where the frame term decides against them, the predicted frames.
+void cpu_choice_text(const CpuChoice& c, char* out, std::size_t cap) {
+    out[0] = '\0';
+    if (!c.stated) return;
+    const bool by_iterations = c.reference ? c.ref_ns < c.neon_ns : c.neon_ns <= c.ref_ns;
+    const double mine = by_iterations ? (c.reference ? c.ref_ns : c.neon_ns) : (c.reference ? c.ref_ms : c.neon_ms);
+    const double other = by_iterations ? (c.reference ? c.neon_ns : c.ref_ns) : (c.reference ? c.neon_ms : c.ref_ms);
+    std::snprintf(out, cap, "%s (%.3g %s against %.3g)",
+                  c.reference ? "the table's reference row is faster" : "NEON is faster than the table's reference row",
+                  mine, by_iterations ? "ns/it/px" : "ms a frame", other);
+}
+
+// Appends "; text" to the reason (cut at its end when it does not fit).
+void append_reason(char* reason, std::size_t cap, const char* text) {
+    if (!text[0]) return;
+    const std::size_t n = std::strlen(reason);
+    if (n + 3 >= cap) return;
+    const int room = static_cast<int>(cap - n - 3); // "; " and the NUL
+    std::snprintf(reason + n, cap - n, "; %.*s", room, text);
+}
+
 } // namespace
 
 ForceOverrideOff::ForceOverrideOff() : was_(t_ignore_force) { t_ignore_force = true; }
@@ -195,7 +253,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     char unused_why[96];
     const bool cpu_f16_runs =
         alg->cpu_f16 && want != OF_BACKEND_REFERENCE && neon_usable(unused_why, sizeof unused_why) && neon_f16_arith();
-    const of_precision model_prec = !gpu_path && !cpu_f16_runs ? OF_PRECISION_F32 : prec;
+    of_precision model_prec = !gpu_path && !cpu_f16_runs ? OF_PRECISION_F32 : prec;
     o.row = platform::find_row(*o.table, algo, model_prec);
 
     // Levels of the maximum frame, and the table's wish for each (its GPU assumed present).
@@ -204,6 +262,39 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
                                     static_cast<int>(cfg.levels), cfg.scale_factor, dims);
     std::uint64_t areas[kMaxLevels];
     for (int l = 0; l < levels; ++l) areas[l] = static_cast<std::uint64_t>(dims[l].w) * static_cast<std::uint64_t>(dims[l].h);
+    // The algorithm's iterations in the model (core/algorithm.hpp IterationModel; nullptr: the
+    // shared one). An algorithm with a model of its own has no iteration growth.
+    const IterationModel* im = alg->iterations;
+    const float growth = im ? 0.0f : cfg.iteration_growth;
+    std::uint64_t model_areas[kMaxLevels];
+    for (int l = 0; l < levels; ++l) model_areas[l] = areas[l];
+    platform::LevelTerms terms;
+    std::memset(static_cast<void*>(&terms), 0, sizeof terms);
+    if (im) im->level_terms(cfg, levels, model_areas, &terms);
+    const platform::LevelTerms* lt = im ? &terms : nullptr;
+
+    // This build's CPU path: NEON where it is built and usable, else the reference. Under AUTO a
+    // NEON build weighs the reference against it by the table (choose_cpu_path), here: after the
+    // row is known, before the paths, the backend, the F16 choice and the model read it. An
+    // explicit backend (config or OFLOW_FORCE_BACKEND) is never overridden.
+    char neon_why[96] = {0};
+    const bool neon_ok = neon_usable(neon_why, sizeof neon_why);
+    o.cpu_backend = neon_ok ? OF_BACKEND_NEON : OF_BACKEND_REFERENCE;
+    CpuChoice cpu_choice;
+    std::memset(static_cast<void*>(&cpu_choice), 0, sizeof cpu_choice);
+    if (neon_ok && want == OF_BACKEND_AUTO && o.row) {
+        // The reference computes F32: an algorithm without a CUDA path models it by its F32 row
+        // (as an explicit REFERENCE would), one with a CUDA path by the requested precision's.
+        const of_precision ref_prec = gpu_path ? prec : OF_PRECISION_F32;
+        const platform::TuningRow* ref_row = platform::find_row(*o.table, algo, ref_prec);
+        cpu_choice = choose_cpu_path(*o.row, ref_row, model_areas, levels, cfg.warps, im ? im->get(cfg) : cfg.iterations,
+                                     growth, lt);
+        if (cpu_choice.reference) {
+            o.cpu_backend = OF_BACKEND_REFERENCE;
+            model_prec = ref_prec;
+            o.row = ref_row;
+        }
+    }
     platform::PathPlan pp;
     std::memset(static_cast<void*>(&pp), 0, sizeof pp);
     if (o.row || (want == OF_BACKEND_AUTO && !unmodelled)) { // AUTO without a row: select_paths says what is missing
@@ -221,8 +312,6 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         std::snprintf(who, sizeof(who), "config");
     const char* how = forced ? "forced by " : "requested";
     char why_not[160] = {0};
-    char neon_why[96] = {0};
-    o.cpu_backend = neon_usable(neon_why, sizeof neon_why) ? OF_BACKEND_NEON : OF_BACKEND_REFERENCE;
     const bool named = o.match == platform::kMatchOverride;
     bool cuda_ok = false;
     if (!gpu_path) { // no CUDA path for this algorithm: AUTO runs the CPU path
@@ -240,7 +329,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         std::snprintf(o.reason, sizeof o.reason, "reference %s%s", how, forced ? kForceVar : "");
         break;
     case OF_BACKEND_NEON:
-        if (o.cpu_backend != OF_BACKEND_NEON)
+        if (!neon_ok)
             return err.fail(OF_ERR_BACKEND_UNAVAILABLE, "%s: backend NEON unavailable: %s", who, neon_why);
         backend = OF_BACKEND_NEON;
         std::snprintf(o.reason, sizeof o.reason, "NEON %s%s", how, forced ? kForceVar : "");
@@ -261,6 +350,11 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             std::snprintf(o.reason, sizeof o.reason, "%s: %s path: %s%s table %s has no %s entry",
                           forced ? "auto (forced)" : "auto", o.cpu_backend == OF_BACKEND_NEON ? "NEON" : "reference",
                           alg->name, gpu_path ? ":" : " has no CUDA path and", o.table->name, alg->name);
+        if (backend != OF_BACKEND_CUDA) { // the CPU path runs the frame: why this one
+            char why_cpu[160];
+            cpu_choice_text(cpu_choice, why_cpu, sizeof why_cpu);
+            append_reason(o.reason, sizeof o.reason, why_cpu);
+        }
         break;
     }
     }
@@ -282,8 +376,24 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
                 o.split_from = l;
                 break;
             }
-    o.cpu_f16 = (backend == OF_BACKEND_NEON || o.split_from > 0) && prec == OF_PRECISION_F16 && neon_f16_arith() &&
-                alg->cpu_f16;
+    if (o.split_from > 0 && cpu_choice.stated) { // the coarse levels run the CPU path: which, and why (short: the
+                                                 // reason already holds the split)
+        const CpuChoice& c = cpu_choice;
+        char text[96];
+        if (c.reference)
+            std::snprintf(text, sizeof text, "CPU levels: reference path (%.3g ns/it/px against NEON's %.3g)", c.ref_ns,
+                          c.neon_ns);
+        else
+            std::snprintf(text, sizeof text, "CPU levels: NEON (%.3g ns/it/px against the reference's %.3g)", c.neon_ns,
+                          c.ref_ns);
+        append_reason(o.reason, sizeof o.reason, text);
+    }
+    const bool cpu_neon = backend == OF_BACKEND_NEON || (o.split_from > 0 && o.cpu_backend == OF_BACKEND_NEON);
+    o.cpu_f16 = cpu_neon && prec == OF_PRECISION_F16 && neon_f16_arith() && alg->cpu_f16;
+    // The CPU levels' terms in the model (platform::cpu_cost): the reference's where the reference
+    // runs them (explicitly, by AUTO's choice, or in a build without NEON), else NEON's.
+    const bool cpu_reference = backend == OF_BACKEND_REFERENCE ||
+                               (backend == OF_BACKEND_CUDA && o.cpu_backend == OF_BACKEND_REFERENCE);
 
     // CUDA launch shape: the table's defaults for the maximum frame, what the config sets wins.
     if (backend == OF_BACKEND_CUDA) {
@@ -310,21 +420,11 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     for (int l = 0; l < kMaxLevels; ++l)
         run[l] = backend == OF_BACKEND_CUDA && (o.split_from == 0 || l < o.split_from) ? platform::kPathGpu
                                                                                       : platform::kPathCpu;
-    // The algorithm's iterations in the model (core/algorithm.hpp IterationModel; nullptr: the
-    // shared one). An algorithm with a model of its own has no iteration growth.
-    const IterationModel* im = alg->iterations;
-    const float growth = im ? 0.0f : cfg.iteration_growth;
     std::uint32_t depth = 1;
     if (backend == OF_BACKEND_CUDA && im && im->gpu_per_launch)
         depth = im->gpu_per_launch;
     else if (backend == OF_BACKEND_CUDA && o.tuning.variant == OF_VARIANT_MULTI_ITER)
         depth = static_cast<std::uint32_t>(o.tuning.depth);
-    std::uint64_t model_areas[kMaxLevels];
-    for (int l = 0; l < levels; ++l) model_areas[l] = areas[l];
-    platform::LevelTerms terms;
-    std::memset(static_cast<void*>(&terms), 0, sizeof terms);
-    if (im) im->level_terms(cfg, levels, model_areas, &terms);
-    const platform::LevelTerms* lt = im ? &terms : nullptr;
     const std::uint32_t max_iterations = im ? im->max : kMaxIterations;
     if (cfg.time_budget_ms > 0.0f) {
         platform::BudgetPlan b;
@@ -332,7 +432,8 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         const double passes = static_cast<double>(robust_passes(cfg.robust, cfg.algorithm));
         s = platform::schedule_for_budget(*o.table, algo, model_prec, static_cast<double>(cfg.time_budget_ms) / passes,
                                           model_areas, run, levels, cfg.warps, alg->max_warps,
-                                          OF_BUDGET_ITERATIONS_PER_WARP, depth, max_iterations, &b, err, growth, lt);
+                                          OF_BUDGET_ITERATIONS_PER_WARP, depth, max_iterations, &b, err, growth, lt,
+                                          cpu_reference);
         if (s != OF_OK) return s;
         if (im)
             im->set(&o.cfg, b.iterations[0]);
@@ -342,7 +443,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         o.predicted_ms = b.predicted_ms * passes;
     } else if (o.row) {
         o.predicted_ms = platform::frame_ms(*o.row, model_areas, run, levels, cfg.warps, depth,
-                                            im ? im->get(cfg) : cfg.iterations, growth, lt) *
+                                            im ? im->get(cfg) : cfg.iterations, growth, lt, cpu_reference) *
                          static_cast<double>(robust_passes(cfg.robust, cfg.algorithm));
     }
     o.iterations = im ? im->get(o.cfg) : o.cfg.iterations;

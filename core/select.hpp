@@ -16,13 +16,21 @@
 //    neither ever falls back. AUTO: the table's crossover on the level areas of the maximum
 //    frame (platform::select_paths, as if the board's GPU were there: level_wanted). Level 0's
 //    wish picks the backend: CUDA when it is the GPU and a CUDA device is usable, else the CPU
-//    path (NEON when built and usable, else reference) for every level. On CUDA, the coarse
+//    path for every level. The CPU path (cpu_backend): the reference in a build without usable
+//    NEON; with NEON, AUTO runs the reference when the row's CPU <path> states the reference
+//    path's speed (ref_ns_per_it_px, platform/tuning.hpp PathCost) and platform::frame_ms
+//    predicts a frame on it (platform::cpu_cost's terms, every level on the CPU, the config's
+//    iterations) faster than on NEON (the row's own terms), else NEON; the reason says which and
+//    why. Explicit backends are never overridden. On CUDA, the coarse
 //    levels the table wants on the CPU (a per-level crossover) run there: split_from is the
 //    first of them (cuda/cuda_backend.hpp CpuLevels: one download of their pyramids, one wait,
 //    one flow upload). Explicit backends (config or OFLOW_FORCE_BACKEND) never split.
 //  - CUDA launch defaults: the table's launch row (platform::select_launch) for the maximum
 //    frame's size bucket among the variants the config allows; what the config sets wins
 //    (cuda/cuda_layout.hpp default_shape). No row: the built-in defaults.
+//  - The model (budget and predicted_ms) takes the CPU levels' terms from the CPU path that runs
+//    them: the reference's ref_* where the reference runs (explicitly, by AUTO, or without NEON)
+//    and they are stated, the row's own otherwise.
 //  - time_budget_ms > 0: platform::schedule_for_budget on the running paths replaces
 //    cfg.iterations (1..100000) and, past OF_BUDGET_ITERATIONS_PER_WARP, raises cfg.warps
 //    (Selection::cfg, up to 100); otherwise the model only predicts.
@@ -74,7 +82,8 @@ struct Selection {
     bool precision_from_table;         // config said AUTO
     bool have_wanted;                  // row != NULL
     platform::Path wanted[kMaxLevels]; // per level, the table's wish (GPU assumed present)
-    of_backend cpu_backend;            // this build's CPU path: NEON or REFERENCE
+    of_backend cpu_backend;            // AUTO's CPU path: NEON or REFERENCE (NEON builds: by the table's
+                                       // ref_* terms under AUTO, else NEON; no NEON: REFERENCE)
     bool cpu_f16;                      // NEON runs F16 arithmetic
     bool gpu_assumed;                  // kExplain: the named board's GPU stands in for a missing one
     bool memory_planned;               // false: a CUDA backend this build lacks (kExplain only)

@@ -50,7 +50,7 @@ inline Cols3 cols(const float* row, int x, int w) {
 // v as it is, opaque to the compiler: a product passed through it is rounded before it is added
 // (g++ would otherwise contract vmulq + vaddq into fmla under -ffp-contract=fast).
 inline float32x4_t rounded(float32x4_t v) {
-    __asm__("" : "+w"(v));
+    OF_NEON_OPAQUE(v);
     return v;
 }
 

@@ -1,12 +1,12 @@
 // F16 helpers shared by the NEON F16 kernels (tvl1_f16_neon.cpp, hs_f16_neon.cpp): eight F32
-// values as two float32x4_t and one float16x8_t. Only where __ARM_FEATURE_FP16_VECTOR_ARITHMETIC
-// is defined (ARMv8.2-A + FP16); nothing here reads or writes past the counts it is given.
+// values as two float32x4_t and one float16x8_t. Only where OF_NEON_F16 is defined (ARMv8.2-A +
+// FP16, or SIMDe's float16 on x86: neon/neon_arch.hpp); nothing here reads or writes past the counts it is given.
 #ifndef OFLOW_NEON_F16_UTIL_HPP
 #define OFLOW_NEON_F16_UTIL_HPP
 
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
-
 #include "neon/neon_util.hpp"
+
+#if defined(OF_NEON_F16)
 
 namespace oflow {
 namespace neon {
@@ -33,5 +33,5 @@ inline void store8(float* p, float32x4_t lo, float32x4_t hi, int n) {
 } // namespace neon
 } // namespace oflow
 
-#endif // __ARM_FEATURE_FP16_VECTOR_ARITHMETIC
+#endif // OF_NEON_F16
 #endif

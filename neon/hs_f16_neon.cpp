@@ -68,7 +68,7 @@
 // partial (neon_util.hpp). Every pixel, border and tail included, takes the vector arithmetic.
 #include "neon/neon_kernels.hpp"
 
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
 
 #include "neon/f16_util.hpp"
 #include "neon/hs_solve_neon.hpp"
@@ -281,4 +281,4 @@ double clg_jacobi_f16_neon(const HsJacobiArgs& a, int y0, int y1) { return jacob
 
 } // namespace oflow
 
-#endif // __ARM_FEATURE_FP16_VECTOR_ARITHMETIC
+#endif // OF_NEON_F16

@@ -4,27 +4,29 @@
 
 #include "neon/neon_kernels.hpp"
 
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
-#include <arm_neon.h> // float16_t
+#if defined(OF_NEON_F16)
+#include "neon/neon_arch.hpp" // float16_t
+#if defined(__aarch64__)
 #include <sys/auxv.h>
 #ifndef HWCAP_ASIMDHP
 #define HWCAP_ASIMDHP (1UL << 10) // Linux arm64 uapi asm/hwcap.h
+#endif
 #endif
 #endif
 
 namespace oflow {
 
 bool neon_available() {
-#if defined(__aarch64__)
-    return true; // Advanced SIMD is part of every ARMv8-A AArch64 implementation
-#else
-    return false;
-#endif
+    // AArch64: Advanced SIMD is part of every ARMv8-A implementation. x86-64 (SIMDe): the
+    // build's OF_SIMDE_FLAGS are the baseline the library was compiled for, as for all its code.
+    return true;
 }
 
 bool neon_has_f16_arith() {
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16) && defined(__aarch64__)
     return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
+#elif defined(OF_NEON_F16)
+    return true; // SIMDe's float16 vectors (OF_SIMDE_F16=ON): emulated, always there
 #else
     return false; // built without FP16 vector arithmetic (-march below armv8.2-a+fp16)
 #endif
@@ -42,7 +44,7 @@ void kernel_table_init_neon(KernelTable* t, bool f16) {
     t->tvl1_calc_p = tvl1_calc_p_neon;
     t->tvl1_iter_rows = tvl1_iter_rows_neon;
     t->dual_bytes = sizeof(float);
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
     // The three F16 entries share the half layout of the duals: installed together or not at all.
     if (f16 && neon_has_f16_arith()) {
         t->tvl1_calc_u = tvl1_calc_u_f16_neon;
@@ -66,7 +68,7 @@ void hs_kernels_init_neon(HsKernels* t, bool f16) {
     t->clg_jacobi = clg_jacobi_neon;
     t->sor_half_sweep = sor_half_sweep_neon;
     // clg_jacobi_plain stays the reference's: only the convergence comparison uses it.
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
     // F16: the Jacobi updates (9-point means in F16, solves in F32); SOR, the per-warp stages
     // and split / merge stay F32 (neon/hs_f16_neon.cpp says why).
     if (f16 && neon_has_f16_arith()) {

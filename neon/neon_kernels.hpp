@@ -7,6 +7,7 @@
 #include "core/hs_kernels.hpp"
 #include "core/kernels.hpp"
 #include "core/lk_kernels.hpp"
+#include "neon/neon_f16_feature.hpp"
 
 namespace oflow {
 
@@ -55,10 +56,10 @@ void lk_box_v_multi_neon(const Plane* src, const Plane* dst, int n, int radius, 
 void lk_residual_neon(const LkResidualArgs& a, int y0, int y1);
 double lk_update_neon(const LkUpdateArgs& a, int y0, int y1);
 
-// The F16 kernels exist only where __ARM_FEATURE_FP16_VECTOR_ARITHMETIC is defined.
+// The F16 kernels exist only where OF_NEON_F16 is defined (neon/neon_arch.hpp).
 // tvl1_f16_neon.cpp: the duals are stored as halves (its top comment says where); u and the warp
 // outputs stay F32.
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
 double tvl1_calc_u_f16_neon(const Tvl1IterArgs& a, int y0, int y1);
 void tvl1_calc_p_f16_neon(const Tvl1IterArgs& a, int y0, int y1);
 double tvl1_iter_rows_f16_neon(const Tvl1IterArgs& a, int y0, int y1);

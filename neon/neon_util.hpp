@@ -4,11 +4,7 @@
 #ifndef OFLOW_NEON_NEON_UTIL_HPP
 #define OFLOW_NEON_NEON_UTIL_HPP
 
-#if !defined(__aarch64__)
-#error "neon/ is built for aarch64 only (OF_HAVE_NEON)"
-#endif
-
-#include <arm_neon.h>
+#include "neon/neon_arch.hpp" // <arm_neon.h> on AArch64, SIMDe on x86-64
 
 namespace oflow {
 namespace neon {

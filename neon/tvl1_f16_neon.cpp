@@ -38,7 +38,7 @@
 // (partial) vector of a row goes through partial loads and a stack copy.
 #include "neon/neon_kernels.hpp"
 
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
 
 #include "neon/f16_util.hpp"
 #include "neon/neon_util.hpp"
@@ -254,4 +254,4 @@ double tvl1_iter_rows_f16_neon(const Tvl1IterArgs& a, int y0, int y1) {
 
 } // namespace oflow
 
-#endif // __ARM_FEATURE_FP16_VECTOR_ARITHMETIC
+#endif // OF_NEON_F16

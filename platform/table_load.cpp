@@ -48,8 +48,10 @@ const char* const kBoardAttrs[] = {"name", "title", "cc", "sms", "regs_per_block
 const char* const kAlgorithmAttrs[] = {"name", "auto_precision", "source", nullptr};
 const char* const kPrecisionAttrs[] = {"name", nullptr};
 const char* const kCrossoverAttrs[] = {"area", "per_level", "source", nullptr};
+// ref_ns_per_it_px, ref_frame_ns_per_px: kind="cpu" only (Parser::path refuses them on the GPU).
 const char* const kPathAttrs[] = {"kind", "arith", "ns_per_it_px", "warn", "fail", "frame_us", "frame_ns_per_px",
-                                  "launch_us", "level_us", "source", nullptr};
+                                  "launch_us", "level_us", "ref_ns_per_it_px", "ref_frame_ns_per_px", "source",
+                                  nullptr};
 const char* const kLaunchAttrs[] = {"variant", "bucket", "rank", "block_w", "block_h", "rows",
                                     "grid", "depth", "bound", "source", nullptr};
 
@@ -111,7 +113,7 @@ class Parser {
     of_status board(const XMLElement* e);
     of_status algorithm(const XMLElement* e);
     of_status precision(const XMLElement* e, of_algorithm algo, const char* algo_name, TuningRow* row);
-    of_status path(const XMLElement* e, of_precision p, PathCost* cost, bool* seen);
+    of_status path(const XMLElement* e, of_precision p, Path kind, PathCost* cost, bool* seen);
     of_status launch(const XMLElement* e, of_precision p, LaunchRow* l);
 };
 
@@ -328,9 +330,18 @@ of_status Parser::board(const XMLElement* e) {
     return OF_OK;
 }
 
-of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool* seen) {
+of_status Parser::path(const XMLElement* e, of_precision p, Path kind, PathCost* cost, bool* seen) {
     int arith = 0;
     double ns = 0, warn = 0, fail_at = 0, frame_us = 0, frame_px = 0, launch_us = 0, level_us = 0;
+    double ref_ns = 0, ref_frame_px = 0;
+    // The reference path's own speed beside the NEON kernels' (tuning.hpp PathCost): the CPU
+    // path's alone; a GPU path has one implementation.
+    static const char* const kRefAttrs[] = {"ref_ns_per_it_px", "ref_frame_ns_per_px"};
+    for (const char* ref : kRefAttrs)
+        if (kind != kPathCpu && e->Attribute(ref))
+            return fail(attr_line(e, ref),
+                        "<path kind=\"%s\"> %s=\"%.40s\": only <path kind=\"cpu\"> states the reference path's speed",
+                        path_name(kind), ref, e->Attribute(ref));
     of_status s = choice(e, "arith", kPrecisions, &arith);
     if (s == OF_OK) s = real(e, "ns_per_it_px", 0.0, true, 1e6, &ns);
     if (s == OF_OK) s = real(e, "warn", 1.0, false, 1000.0, &warn);
@@ -339,7 +350,14 @@ of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool
     if (s == OF_OK) s = optional_real(e, "frame_ns_per_px", 0.0, 1e6, &frame_px);
     if (s == OF_OK) s = optional_real(e, "launch_us", 0.0, 1e6, &launch_us);
     if (s == OF_OK) s = optional_real(e, "level_us", 0.0, 1e6, &level_us);
+    // As ns_per_it_px (a decimal in (0, 1e6]) and frame_ns_per_px ([0, 1e6]) when present.
+    if (s == OF_OK && e->Attribute("ref_ns_per_it_px")) s = real(e, "ref_ns_per_it_px", 0.0, true, 1e6, &ref_ns);
+    if (s == OF_OK) s = optional_real(e, "ref_frame_ns_per_px", 0.0, 1e6, &ref_frame_px);
     if (s != OF_OK) return s;
+    if (e->Attribute("ref_frame_ns_per_px") && !e->Attribute("ref_ns_per_it_px"))
+        return fail(attr_line(e, "ref_frame_ns_per_px"),
+                    "<path> ref_frame_ns_per_px=\"%.40s\": needs ref_ns_per_it_px (the reference path's iteration speed)",
+                    e->Attribute("ref_frame_ns_per_px"));
     const int line = e->GetLineNum();
     if (arith == OF_PRECISION_F16 && p == OF_PRECISION_F32)
         return fail(attr_line(e, "arith"), "<path> arith=\"f16\" in an f32 <precision>: a path never computes in less than asked");
@@ -356,6 +374,8 @@ of_status Parser::path(const XMLElement* e, of_precision p, PathCost* cost, bool
     cost->frame_ns_per_px = frame_px;
     cost->launch_us = launch_us;
     cost->level_us = level_us;
+    cost->ref_ns_per_it_px = ref_ns;
+    cost->ref_frame_ns_per_px = ref_frame_px;
     cost->line = line;
     return text_field(e, "source", kMaxSource, &cost->source);
 }
@@ -480,7 +500,8 @@ of_status Parser::precision(const XMLElement* e, of_algorithm algo, const char* 
             s = attributes_only(ce, kPathAttrs);
             if (s == OF_OK) s = children_only(ce, nullptr);
             if (s == OF_OK) s = choice(ce, "kind", kPaths, &kind);
-            if (s == OF_OK) s = path(ce, row->precision, &row->path[kind], &path_seen[kind]);
+            if (s == OF_OK)
+                s = path(ce, row->precision, static_cast<Path>(kind), &row->path[kind], &path_seen[kind]);
             if (s != OF_OK) return s;
             if (kind == kPathCpu && row->path[kind].arith == OF_PRECISION_F16 && !out_->board.cpu_fp16)
                 return fail(attr_line(ce, "arith"), "<path kind=\"cpu\"> arith=\"f16\": board %s has cpu_fp16=\"no\"",

@@ -288,7 +288,21 @@ of_status select_launch(const BoardTable& t, of_algorithm a, of_precision p, std
     return OF_OK;
 }
 
+PathCost cpu_cost(const PathCost& c, bool reference) {
+    PathCost r = c;
+    if (!reference) return r;
+    r.arith = OF_PRECISION_F32; // core/ref computes F32 whatever the precision
+    if (c.ref_ns_per_it_px > 0.0) r.ns_per_it_px = c.ref_ns_per_it_px;
+    if (c.ref_frame_ns_per_px > 0.0) r.frame_ns_per_px = c.ref_frame_ns_per_px;
+    return r;
+}
+
 namespace {
+
+// The terms of `path` on a row: the GPU's, or the CPU path that runs (cpu_cost).
+PathCost cost_on(const TuningRow& row, Path path, bool cpu_reference) {
+    return path == kPathCpu ? cpu_cost(row.path[kPathCpu], cpu_reference) : row.path[path];
+}
 
 // frame_ms() in ns, split into the part fixed per frame and the part per iteration count; level
 // l runs level_iterations(n, growth, l) (core/schedule.hpp) of the n that at() is asked for.
@@ -312,19 +326,21 @@ struct FrameModel {
 };
 
 FrameModel model_of(const TuningRow& row, const std::uint64_t* areas, const Path* paths, int levels,
-                    std::uint32_t warps, std::uint32_t gpu_depth, float growth, const LevelTerms* terms) {
+                    std::uint32_t warps, std::uint32_t gpu_depth, float growth, const LevelTerms* terms,
+                    bool cpu_reference) {
     FrameModel m;
     std::memset(static_cast<void*>(&m), 0, sizeof m);
     m.levels = levels;
     m.growth = growth;
     m.depth = gpu_depth ? gpu_depth : 1u;
-    const PathCost& first = row.path[paths[0]];
+    const PathCost cost[kPathCount] = {cost_on(row, kPathCpu, cpu_reference), cost_on(row, kPathGpu, cpu_reference)};
+    const PathCost& first = cost[paths[0]];
     const double px0 = terms ? terms->frame_px : static_cast<double>(areas[0]);
     m.fixed_ns = first.frame_us * 1e3 + first.frame_ns_per_px * px0;
     const double w = static_cast<double>(warps);
     double level_ns = 0.0; // sum over the levels of level_us, per warp
     for (int l = 0; l < levels; ++l) {
-        const PathCost& c = row.path[paths[l]];
+        const PathCost& c = cost[paths[l]];
         const bool gpu = paths[l] == kPathGpu;
         const double runs = terms ? terms->runs[l] : 1.0;
         m.per_it_ns[l] = runs * w * (static_cast<double>(areas[l]) * c.ns_per_it_px + (gpu ? 0.0 : c.launch_us * 1e3));
@@ -341,15 +357,18 @@ FrameModel model_of(const TuningRow& row, const std::uint64_t* areas, const Path
 
 double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
                 std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth,
-                const LevelTerms* terms) {
-    return model_of(row, level_areas, level_paths, levels, warps, gpu_depth, growth, terms).at(iterations) * 1e-6;
+                const LevelTerms* terms, bool cpu_reference) {
+    return model_of(row, level_areas, level_paths, levels, warps, gpu_depth, growth, terms, cpu_reference)
+               .at(iterations) *
+           1e-6;
 }
 
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
                                 std::uint32_t gpu_depth, std::uint32_t max_iterations,
-                                BudgetPlan* out, const ErrorSink& err, float growth, const LevelTerms* terms) {
+                                BudgetPlan* out, const ErrorSink& err, float growth, const LevelTerms* terms,
+                                bool cpu_reference) {
     const TuningRow* row = nullptr;
     of_status s = need_row(t, a, p, &row, err);
     if (s != OF_OK) return s;
@@ -367,7 +386,8 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
     if (!(growth >= 0.0f && growth <= kMaxIterationGrowth))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: iteration growth %g not in [0, %g]",
                         static_cast<double>(growth), static_cast<double>(kMaxIterationGrowth));
-    const FrameModel m = model_of(*row, level_areas, level_paths, levels, warps, gpu_depth, growth, terms);
+    const FrameModel m =
+        model_of(*row, level_areas, level_paths, levels, warps, gpu_depth, growth, terms, cpu_reference);
     const double budget_ns = budget_ms * 1e6;
     if (m.at(1) > budget_ns) {
         if (m.fixed_ns > 0.0)
@@ -412,11 +432,11 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
                               const std::uint64_t* level_areas, const Path* level_paths, int levels,
                               std::uint32_t min_warps, std::uint32_t max_warps, std::uint32_t per_warp_cap,
                               std::uint32_t gpu_depth, std::uint32_t max_iterations, BudgetPlan* out,
-                              const ErrorSink& err, float growth, const LevelTerms* terms) {
+                              const ErrorSink& err, float growth, const LevelTerms* terms, bool cpu_reference) {
     if (max_warps < min_warps)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "tuning: max_warps %u < min_warps %u", max_warps, min_warps);
     of_status s = iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, min_warps, gpu_depth,
-                                        max_iterations, out, err, growth, terms);
+                                        max_iterations, out, err, growth, terms, cpu_reference);
     if (s != OF_OK || per_warp_cap == 0 || out->iterations[0] <= per_warp_cap) return s;
     const std::uint64_t total = static_cast<std::uint64_t>(out->iterations[0]) * min_warps;
     std::uint64_t w = (total + per_warp_cap - 1) / per_warp_cap;
@@ -427,7 +447,7 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
     BudgetPlan more;
     char quiet[kErrorCapacity];
     if (iterations_for_budget(t, a, p, budget_ms, level_areas, level_paths, levels, static_cast<std::uint32_t>(w),
-                              gpu_depth, max_iterations, &more, ErrorSink{quiet}, growth, terms) == OF_OK)
+                              gpu_depth, max_iterations, &more, ErrorSink{quiet}, growth, terms, cpu_reference) == OF_OK)
         *out = more;
     return OF_OK;
 }

@@ -27,7 +27,8 @@
 namespace oflow {
 namespace platform {
 
-/// Where a pyramid level runs: the CPU path (NEON on aarch64, the reference elsewhere) or the GPU.
+/// Where a pyramid level runs: the CPU path (the NEON kernels where the build has them: aarch64,
+/// or x86-64 through SIMDe; the reference path otherwise) or the GPU.
 enum Path : int { kPathCpu = 0, kPathGpu = 1, kPathCount = 2 };
 
 /// GPU kernel variants a table may describe: the kernel structures of the thesis (T. Romera,
@@ -71,6 +72,17 @@ const int kMultiIterRegistersPerThread = 128;
 /// Expected speed of one path for one algorithm x precision, and the self-test's tolerance.
 /// The four whole-frame terms are optional in the XML (absent: 0, "not modelled"); with them the
 /// time-budget model covers a whole frame, not only the inner iterations (frame_ms()).
+///
+/// The CPU path (path[kPathCpu]) of a build with NEON has two implementations, the NEON kernels
+/// and the reference path (core/ref). The row's own numbers are the NEON kernels' where the build
+/// has them, the reference path's otherwise. ref_ns_per_it_px and ref_frame_ns_per_px (optional,
+/// <path kind="cpu"> only; a GPU path always has 0) state the reference path's speed beside
+/// them: ref_ns_per_it_px replaces ns_per_it_px and ref_frame_ns_per_px replaces frame_ns_per_px
+/// for the reference; 0 (absent) = not stated separately: the row's own term stands for the
+/// reference too. ref_frame_ns_per_px needs ref_ns_per_it_px. The other terms (frame_us,
+/// launch_us, level_us, warn, fail) are shared. cpu_cost() applies this; nothing else reads the
+/// ref_* fields. Backend AUTO in a build with NEON runs the reference when the row states
+/// ref_ns_per_it_px and the reference's predicted frame is faster (core/select.cpp).
 struct PathCost {
     of_precision arith;     // what the path computes in (F32 where the hardware has no F16)
     double ns_per_it_px;    // expected ns per inner iteration per pixel on large frames
@@ -82,9 +94,22 @@ struct PathCost {
                             // up to `depth` iterations; the CPU path counts one per iteration); 0 = not modelled
     double level_us;        // per level and warp, besides the inner iterations (warp, gradient, upsampling,
                             // clears: launch-bound on small levels); 0 = not modelled
+    double ref_ns_per_it_px;    // CPU path only: the reference path's ns_per_it_px where the row's own
+                                // numbers are the NEON kernels'; 0 = not stated (the row's stands)
+    double ref_frame_ns_per_px; // CPU path only: the reference path's frame_ns_per_px; 0 = not stated
     const char* source;     // where the numbers came from
     int line;               // of its <path> element
 };
+
+/// The terms of the CPU path that runs: `reference` true when it is the reference path, false
+/// when it is the NEON kernels. Reference: c with ns_per_it_px / frame_ns_per_px replaced by
+/// ref_ns_per_it_px / ref_frame_ns_per_px where those are stated (> 0) and arith F32 (the
+/// reference computes F32); NEON: c unchanged. The ref_* fields of the answer are c's. A GPU
+/// path's cost (ref_* 0) comes back unchanged but for arith when reference is true: pass
+/// reference only for the CPU path. A build without NEON runs the reference: reference true.
+PathCost cpu_cost(const PathCost& c, bool reference);
+/// Whether c states the reference path's speed of its own (ref_ns_per_it_px > 0).
+inline bool states_reference(const PathCost& c) { return c.ref_ns_per_it_px > 0.0; }
 
 /// One launch shape of one variant in one size bucket.
 struct LaunchRow {
@@ -267,9 +292,12 @@ struct LevelTerms {
 /// terms (optional, LevelTerms): n_l and launches_l times runs[l], and per level and warp
 /// fixed_launches[l] * launch_us + fixed_work[path_l][l] * ns_per_it_px added to the level term.
 /// Inputs must be valid (iterations_for_budget checks them); gpu_depth 0 counts as 1.
+/// cpu_reference: the CPU levels run the reference path, so their terms are
+/// cpu_cost(row.path[kPathCpu], true) (the row's ref_* where stated); false: the row's own
+/// (the NEON kernels in a build with them). GPU levels always take the GPU path's terms.
 double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Path* level_paths, int levels,
                 std::uint32_t warps, std::uint32_t gpu_depth, std::uint32_t iterations, float growth = 0.0f,
-                const LevelTerms* terms = nullptr);
+                const LevelTerms* terms = nullptr, bool cpu_reference = false);
 
 /// Inner iterations per level and warp that fit a time budget: the largest finest-level count n
 /// in 1..max_iterations with frame_ms(n, growth) <= budget_ms, the coarser levels following the
@@ -277,6 +305,7 @@ double frame_ms(const TuningRow& row, const std::uint64_t* level_areas, const Pa
 /// iterations on each of 3 levels). growth outside [0, kMaxIterationGrowth] is an error.
 /// A budget that does not buy one iteration is OF_ERR_INVALID_ARGUMENT saying what a frame with
 /// one iteration costs. The overload without gpu_depth counts one launch per iteration.
+/// cpu_reference: as frame_ms's (the CPU levels run the reference path).
 struct BudgetPlan {
     int levels;
     std::uint32_t warps;                  // per level (iterations_for_budget: the warps given)
@@ -289,7 +318,7 @@ of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precisio
                                 const Path* level_paths, int levels, std::uint32_t warps,
                                 std::uint32_t gpu_depth, std::uint32_t max_iterations,
                                 BudgetPlan* out, const ErrorSink& err, float growth = 0.0f,
-                                const LevelTerms* terms = nullptr);
+                                const LevelTerms* terms = nullptr, bool cpu_reference = false);
 of_status iterations_for_budget(const BoardTable& t, of_algorithm a, of_precision p,
                                 double budget_ms, const std::uint64_t* level_areas,
                                 const Path* level_paths, int levels, std::uint32_t warps,
@@ -308,7 +337,8 @@ of_status schedule_for_budget(const BoardTable& t, of_algorithm a, of_precision 
                               const std::uint64_t* level_areas, const Path* level_paths, int levels,
                               std::uint32_t min_warps, std::uint32_t max_warps, std::uint32_t per_warp_cap,
                               std::uint32_t gpu_depth, std::uint32_t max_iterations, BudgetPlan* out,
-                              const ErrorSink& err, float growth = 0.0f, const LevelTerms* terms = nullptr);
+                              const ErrorSink& err, float growth = 0.0f, const LevelTerms* terms = nullptr,
+                              bool cpu_reference = false);
 
 /// The self-test's timing check of a measured ns/iteration/pixel against the row's path.
 enum TimingVerdict : int { kTimingOk = 0, kTimingWarn = 1, kTimingFail = 2 };

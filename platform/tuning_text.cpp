@@ -164,9 +164,11 @@ std::size_t format_board(const BoardTable& t, char* buf, std::size_t cap) {
         for (int k = 0; k < kPathCount; ++k) {
             const PathCost& c = r.path[k];
             o.add("path %s %s %s line=%d arith=%s ns_per_it_px=%.17g warn=%.17g fail=%.17g frame_us=%.17g "
-                  "frame_ns_per_px=%.17g launch_us=%.17g level_us=%.17g source=",
+                  "frame_ns_per_px=%.17g launch_us=%.17g level_us=%.17g ref_ns_per_it_px=%.17g "
+                  "ref_frame_ns_per_px=%.17g source=",
                   an, pn, path_name(static_cast<Path>(k)), c.line, precision_name(c.arith), c.ns_per_it_px,
-                  c.warn, c.fail, c.frame_us, c.frame_ns_per_px, c.launch_us, c.level_us);
+                  c.warn, c.fail, c.frame_us, c.frame_ns_per_px, c.launch_us, c.level_us, c.ref_ns_per_it_px,
+                  c.ref_frame_ns_per_px);
             o.quoted(c.source);
             o.add("\n");
         }

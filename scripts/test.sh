@@ -1,56 +1,122 @@
 #!/usr/bin/env bash
-# The whole test suite: host build (warnings are errors) + CTest, then the same suite built
-# with AddressSanitizer + UndefinedBehaviorSanitizer, then the libFuzzer targets for 60 s each
-# (scripts/fuzz.sh: clang, ASan + UBSan; skipped with a message where clang's libFuzzer cannot
-# be installed), then the ThreadSanitizer stage (8 application threads with a context each for
-# 20 s, bit-identical to single runs: threads_stress; and the contexts test), then an aarch64
-# cross build whose suite runs under qemu-aarch64 twice: with OFLOW_FORCE_BACKEND=neon, every
-# test, and with =reference, every test but the labels accuracy, memory, determinism and stream
-# (the host stage runs those on the same reference source: emulated they took 15 of CI's
-# minutes; the self-test's accuracy cases still run the emulated reference path); last, the
-# NEON kernel checks of a build with FP16 vector arithmetic (Xavier/Orin flags; qemu's CPU has
-# it), where the F16 kernels exist. Between the host and the
-# sanitizer stages, the Jetson device-code stage (scripts/jetson_archs.sh): every cuda/*.cu
-# compiled for sm_53/62/72 with Debian's CUDA 11.8 (fetched once into ~/.cache/oflow, about
-# 1.5 GB downloaded; OF_SKIP_JETSON_ARCHS=1 skips it) and sm_87, the resource check of every
-# kernel the Jetson tables select, and the JetPack cross build for Xavier. Installs missing
-# packages first (the aarch64 libpng comes from Debian multiarch: scripts/deps.sh adds the
-# arm64 architecture to dpkg).
+# The whole test suite, or its quick part for the edit-test loop. Installs missing packages first
+# (the aarch64 libpng comes from Debian multiarch: scripts/deps.sh adds the arm64 architecture to
+# dpkg) and SIMDe 0.8's headers (scripts/simde.sh: Debian trixie's libsimde-dev, fetched once
+# into ~/.cache/oflow/simde with a private apt configuration; the machine's sources are not
+# touched). Prints each stage's wall time at the end.
+#
+#   bash scripts/test.sh           every stage below (CI: .ci/run)
+#   bash scripts/test.sh --quick   the host build and its fast labels (api, kernels, format, cli,
+#                                  dis, suite, neon, platform, tools), without the accuracy grids,
+#                                  the arena / no-allocation sweeps and the self-test: about four
+#                                  minutes from a fresh clone, for the edit-test loop
+#
+# Stages:
+#  host       host build (warnings are errors; CUDA for one architecture; the NEON kernels
+#             native through SIMDe), then CTest: every test on the path AUTO picks (the NEON
+#             kernels on x86-64 where the generic table says they are faster), the accuracy
+#             grids on the reference path they are calibrated on, and the NEON kernels' own
+#             accuracy runs (label neon_path: the matrix cell, exposure corners and confidence
+#             cases the emulated suite used to run);
+#  host-ref   the path-dependent labels (accuracy, stream, memory, determinism) again with
+#             OFLOW_FORCE_BACKEND=reference, the grids above excepted (they name their path);
+#  jetson     the Jetson device code (scripts/jetson_archs.sh): every cuda/*.cu for sm_53/62/72
+#             with Debian's CUDA 11.8 (fetched once into ~/.cache/oflow, about 1.5 GB
+#             downloaded; OF_SKIP_JETSON_ARCHS=1 skips it) and sm_87, the resource check, and
+#             the JetPack cross build for Xavier;
+#  asan       the suite built with ASan + UBSan (sanitizer-sized grids), on the AUTO path and
+#             the path-dependent labels again on the reference path;
+#  fuzz       the libFuzzer targets for 60 s each (scripts/fuzz.sh 1: clang, ASan + UBSan;
+#             skipped with a message where clang's libFuzzer cannot be installed);
+#  tsan       ThreadSanitizer: threads_stress (8 application threads, 20 s) and contexts;
+#  aarch64    the cross build (programs linked -static: qemu-user 7.2 hangs dynamically linked
+#             threaded programs), and under qemu-aarch64 what only AArch64 code generation can
+#             show: the NEON kernel checks, the self-test, the API contract, force_backend, one
+#             matrix cell per algorithm, the worker threads (contexts: threads 2-4 bit-identical
+#             to 1; threads_stress) and the firmware sample, on the NEON path;
+#  fp16       the NEON F16 kernel checks and force_backend of a build with FP16 vector
+#             arithmetic (OF_BOARD=xavier flags; qemu's CPU has it), under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh build-essential cmake pkg-config libpng-dev libtinyxml2-dev \
-  g++-aarch64-linux-gnu qemu-user libpng-dev:arm64
+quick=0
+for a in "$@"; do
+  case "$a" in
+  --quick) quick=1 ;;
+  *) echo "test.sh: unknown argument '$a' (usage: test.sh [--quick])" >&2; exit 2 ;;
+  esac
+done
+
+pkgs=(build-essential cmake pkg-config libpng-dev libtinyxml2-dev)
+[ $quick -eq 0 ] && pkgs+=(g++-aarch64-linux-gnu qemu-user libpng-dev:arm64)
+bash scripts/deps.sh "${pkgs[@]}"
+simde=$(bash scripts/simde.sh)
 jobs=$(nproc)
 
-echo "== host build and tests"
-cmake --preset host >/dev/null
+stage_names=()
+stage_secs=()
+stage_t0=0
+stage_begin() { # stage_begin NAME TITLE
+  stage_names+=("$1")
+  stage_t0=$SECONDS
+  echo "== $2"
+}
+stage_end() { stage_secs+=($((SECONDS - stage_t0))); }
+report() {
+  local total=0 i
+  echo "== stage times"
+  for i in "${!stage_secs[@]}"; do
+    printf '   %-10s %4d:%02d\n' "${stage_names[$i]}" $((stage_secs[i] / 60)) $((stage_secs[i] % 60))
+    total=$((total + stage_secs[i]))
+  done
+  printf '   %-10s %4d:%02d\n' total $((total / 60)) $((total % 60))
+}
+trap report EXIT
+
+stage_begin host "host build and tests"
+cmake --preset host -DOF_SIMDE_INCLUDE="$simde" >/dev/null
 cmake --build --preset host -j"$jobs"
+if [ $quick -eq 1 ]; then
+  ctest --preset host -j"$jobs" --no-tests=error -L '^(api|kernels|format|cli|dis|suite|neon|platform|tools)$' \
+    -E '^(robust_matrix|exposure|confidence$|arena$|no_alloc$|selftest_)'
+  stage_end
+  exit 0
+fi
 ctest --preset host -j"$jobs" --no-tests=error
+stage_end
 
+stage_begin host-ref "host tests, path-dependent labels on the reference path (OFLOW_FORCE_BACKEND=reference)"
+ctest --preset host-reference -j"$jobs" --no-tests=error
+stage_end
+
+stage_begin jetson "Jetson device code"
 bash scripts/jetson_archs.sh
+stage_end
 
-echo "== ASan + UBSan build and tests"
-cmake --preset asan >/dev/null
+stage_begin asan "ASan + UBSan build and tests"
+cmake --preset asan -DOF_SIMDE_INCLUDE="$simde" >/dev/null
 cmake --build --preset asan -j"$jobs"
 ctest --preset asan -j"$jobs" --no-tests=error
+ctest --preset asan-reference -j"$jobs" --no-tests=error
+stage_end
 
-echo "== fuzz targets, 60 s each (scripts/fuzz.sh 1)"
+stage_begin fuzz "fuzz targets, 60 s each (scripts/fuzz.sh 1)"
 bash scripts/fuzz.sh 1
+stage_end
 
-echo "== ThreadSanitizer: threads_stress (8 threads, 20 s) and contexts"
+stage_begin tsan "ThreadSanitizer: threads_stress (8 threads, 20 s) and contexts"
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j"$jobs"
 ctest --preset tsan --no-tests=error
+stage_end
 
-echo "== aarch64 cross build (toolchains/aarch64-linux-gnu.cmake), tests under qemu-aarch64"
+stage_begin aarch64 "aarch64 cross build (toolchains/aarch64-linux-gnu.cmake, -static), NEON path under qemu-aarch64"
 cmake --preset aarch64 >/dev/null
 cmake --build --preset aarch64 -j"$jobs"
-for path in reference neon; do
-  echo "== aarch64 tests, OFLOW_FORCE_BACKEND=$path"
-  ctest --preset "aarch64-$path" -j"$jobs" --no-tests=error
-done
+ctest --preset aarch64-neon -j"$jobs" --no-tests=error
+stage_end
 
-echo "== aarch64 + FP16 (OF_BOARD=xavier flags): NEON F16 kernels and selection, under qemu"
+stage_begin fp16 "aarch64 + FP16 (OF_BOARD=xavier flags): NEON F16 kernel checks and force_backend, under qemu"
 cmake --preset aarch64-fp16 >/dev/null
 cmake --build --preset aarch64-fp16 -j"$jobs"
 ctest --preset aarch64-fp16 -j"$jobs" --no-tests=error
+stage_end

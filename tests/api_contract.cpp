@@ -38,14 +38,6 @@ bool nonempty(const char* m) { return m != nullptr && m[0] != '\0'; }
 
 bool have_nvidia_device() { return access("/dev/nvidiactl", F_OK) == 0; }
 
-bool is_x86() {
-#if defined(__x86_64__) || defined(__i386__)
-    return true;
-#else
-    return false;
-#endif
-}
-
 // ---- of_config_init / of_query_memory / of_create ---------------------------------------------
 
 // Whether this build's LK has a CUDA path, from the API alone: of_explain on a named board assumes
@@ -405,14 +397,19 @@ void test_config_errors() {
         CHECK(nonempty(of_last_error(nullptr)));
     }
 
-    // Backends not in this build / machine. NEON is never available on x86; CUDA needs a
-    // CUDA build and a GPU: without /dev/nvidiactl it must be unavailable. (Not while
-    // OFLOW_FORCE_BACKEND overrides the config's backend: tests/force_backend.cpp covers that.)
+    // Backends not in this build / machine. NEON (its kernels: AArch64, or x86-64 through
+    // SIMDe) is unavailable exactly where the build has no NEON backend; CUDA needs a CUDA build
+    // and a GPU: without /dev/nvidiactl it must be unavailable. (Not while OFLOW_FORCE_BACKEND
+    // overrides the config's backend: tests/force_backend.cpp covers that.)
     if (!backend_forced()) {
         of_config n = base_cfg();
         n.backend = OF_BACKEND_NEON;
-        if (is_x86()) {
-            expect_cfg_error(n, OF_ERR_BACKEND_UNAVAILABLE, "backend NEON on x86");
+        if (!OF_TEST_HAVE_NEON) {
+            expect_cfg_error(n, OF_ERR_BACKEND_UNAVAILABLE, "backend NEON in a build without it");
+        } else {
+            of_context* nc = nullptr;
+            CHECK_MSG(of_create(&n, &nc) == OF_OK && nc, "backend NEON in a build with it: %s", of_last_error(nullptr));
+            if (nc) of_destroy(nc);
         }
         of_config g = base_cfg();
         g.backend = OF_BACKEND_CUDA;

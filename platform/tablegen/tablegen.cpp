@@ -141,7 +141,7 @@ void emit_board(std::string& o, const BoardTable& t) {
             o += precision_enum(c.arith);
             o += ", " + real(c.ns_per_it_px) + ", " + real(c.warn) + ", " + real(c.fail) + ", " + real(c.frame_us) + ", " +
                  real(c.frame_ns_per_px) + ", " + real(c.launch_us) + ", " + real(c.level_us) + ", " +
-                 literal(c.source) + ", " + std::to_string(c.line) + "}";
+                 real(c.ref_ns_per_it_px) + ", " + real(c.ref_frame_ns_per_px) + ", " + literal(c.source) + ", " + std::to_string(c.line) + "}";
         }
         o += "},\n     k_" + id + "_launches_" + std::to_string(r) + ", " + std::to_string(row.launch_count) + ", " +
              std::to_string(row.line) + "},\n";

@@ -13,9 +13,13 @@
 //    listed in a comment above the rows (the schema allows one row per variant and bucket).
 //    CLG iterates HS's kernels (cuda/hs_cuda.cuh): below the largest bucket its rows are HS's
 //    (and say so); at the largest bucket HS's three best shapes of each variant are timed on CLG.
-//  CPU: ns/iteration/pixel of the CPU path (NEON on aarch64 builds, else the reference; every
-//    core) from of_process at one level and one warp with 4 and 24 iterations: the difference
-//    cancels the pyramid and the warp. At 256^2 and 512^2; the table takes 512^2.
+//  CPU: ns/iteration/pixel of the CPU path (the NEON kernels where the build has them: aarch64,
+//    or x86-64 through SIMDe; else the reference; every core) from of_process at one level and
+//    one warp with 4 and 24 iterations: the difference cancels the pyramid and the warp. At
+//    256^2 and 512^2; the table takes 512^2. The reference path's own terms beside NEON's
+//    (ref_ns_per_it_px, ref_frame_ns_per_px) are not timed: a NEON build copies them from the
+//    --base row where it states them (and says so in the source); a build without NEON times
+//    the reference itself, so its row's own figure is the reference's and no ref_* is written.
 //  GPU figure: the rank-1 shape of the largest bucket timed.
 //  Crossover: end to end (3 levels x0.5, 1 warp, 10 iterations, epsilon 0, U8 host frames, host
 //    flow) GPU against CPU, bisecting the side of a square frame between 16 and 1024.
@@ -850,6 +854,16 @@ bool precision_entry(const Context& c, const PrecData& d, bool gpu_timed, int bu
         return false;
     }
     xp->path[platform::kPathCpu] = cpu_path(c, d);
+    // The reference path's terms beside NEON's: not timed here, carried from the base.
+    if (br && c.m->cpu().backend == OF_BACKEND_NEON && platform::states_reference(br->path[platform::kPathCpu])) {
+        const platform::PathCost& bc = br->path[platform::kPathCpu];
+        XPath& xc = xp->path[platform::kPathCpu];
+        xc.ref_ns_per_it_px = bc.ref_ns_per_it_px;
+        xc.ref_frame_ns_per_px = bc.ref_frame_ns_per_px;
+        xc.source = clip(xc.source + "; ref_* (the reference path's) copied from " + c.base_from + ":" +
+                             std::to_string(bc.line),
+                         kMaxSourceBytes);
+    }
     // launch rows, bucket by bucket
     for (int b = 0; b < platform::kBucketCount; ++b)
         if (!bucket_rows(c, d, b, br, gpu_timed, buckets, regs_per_block, xp, why)) return false;
@@ -936,6 +950,9 @@ void summary(const std::vector<AlgoData>& all, const XTable& t, int buckets, boo
                         gpu_timed ? "" : " [copied]", decimal(c.ns_per_it_px).c_str(), platform::precision_name(c.arith),
                         decimal(c.warn).c_str(), decimal(c.fail).c_str(), static_cast<unsigned long long>(p.crossover_area),
                         side, side, p.crossover_source.compare(0, 12, "copied from ") == 0 ? " [copied]" : "");
+            if (c.ref_ns_per_it_px > 0.0)
+                std::printf("      cpu reference path: ref_ns_per_it_px %s, ref_frame_ns_per_px %s [copied]\n",
+                            decimal(c.ref_ns_per_it_px).c_str(), decimal(c.ref_frame_ns_per_px).c_str());
             for (int k : {platform::kPathGpu, platform::kPathCpu}) {
                 const XPath& x = p.path[k];
                 if (x.has_frame_terms)

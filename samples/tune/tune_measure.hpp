@@ -23,7 +23,7 @@ struct GpuInfo {
 
 struct CpuInfo {
     std::string name;    // "AMD EPYC 9654 96-Core Processor", "NVIDIA Jetson AGX Orin ..."
-    of_backend backend;  // NEON on aarch64 builds, else the reference
+    of_backend backend;  // NEON where the build has it (aarch64, x86-64 through SIMDe), else the reference
     unsigned threads;    // worker threads (every core, at most 64)
     bool fp16;           // FP16 vector arithmetic (NEON F16 runs)
 };

@@ -100,6 +100,8 @@ XPath copy_path(const platform::PathCost& c, const std::string& from) {
     x.fail = c.fail;
     x.source = copied(from, c.source);
     copy_terms(c, &x, HasFrameTerms<platform::PathCost>());
+    x.ref_ns_per_it_px = c.ref_ns_per_it_px;
+    x.ref_frame_ns_per_px = c.ref_frame_ns_per_px;
     return x;
 }
 
@@ -170,6 +172,10 @@ std::string write_xml(const XTable& t) {
                 if (c.has_frame_terms)
                     o += attr("frame_us", decimal(c.frame_us)) + attr("frame_ns_per_px", decimal(c.frame_ns_per_px)) +
                          attr("launch_us", decimal(c.launch_us)) + attr("level_us", decimal(c.level_us));
+                if (k == platform::kPathCpu && c.ref_ns_per_it_px > 0.0) { // the schema's rule: cpu only
+                    o += attr("ref_ns_per_it_px", decimal(c.ref_ns_per_it_px));
+                    if (c.ref_frame_ns_per_px > 0.0) o += attr("ref_frame_ns_per_px", decimal(c.ref_frame_ns_per_px));
+                }
                 o += "\n            " + src(c.source) + "/>\n";
             }
             for (int b = 0; b < platform::kBucketCount; ++b) {

@@ -27,6 +27,10 @@ struct XPath {
     // The optional whole-frame terms (written only when has_frame_terms).
     bool has_frame_terms = false;
     double frame_us = 0.0, frame_ns_per_px = 0.0, launch_us = 0.0, level_us = 0.0;
+    // <path kind="cpu"> only: the reference path's speed where the row's own numbers are the NEON
+    // kernels' (platform::PathCost); 0 = not stated (the attribute is left out). oflow-tune
+    // times one CPU path: these come from the base table.
+    double ref_ns_per_it_px = 0.0, ref_frame_ns_per_px = 0.0;
 };
 
 /// Whether this library's schema has the optional whole-frame terms of <path> (frame_us,
@@ -42,7 +46,7 @@ struct HasFrameTerms<T, decltype((void)std::declval<T&>().frame_us, (void)std::d
 const bool kSchemaFrameTerms = HasFrameTerms<platform::PathCost>::value;
 
 /// A path copied from a table read by the library, the whole-frame terms included where the
-/// schema has them.
+/// schema has them, and the reference path's ref_* terms.
 XPath copy_path(const platform::PathCost& c, const std::string& from);
 
 struct XLaunch {

@@ -11,6 +11,7 @@
 #define OFLOW_TESTS_NEON_GUARDED_PLANE_HPP
 
 #include "core/plane.hpp"
+#include "neon/neon_arch.hpp" // float16_t: __fp16 on AArch64, SIMDe's on x86-64
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -70,7 +71,7 @@ public:
 
     bool ok() const { return base_ != nullptr; }
     float& at(int x, int y) { return p.row(y)[x]; }
-    __fp16* half_row(int y) const { return reinterpret_cast<__fp16*>(p.row(y)); }
+    float16_t* half_row(int y) const { return reinterpret_cast<float16_t*>(p.row(y)); }
     const unsigned char* bytes() const { return reinterpret_cast<const unsigned char*>(p.data); }
     std::vector<unsigned char> snapshot() const { return std::vector<unsigned char>(bytes(), bytes() + bytes_); }
     /// Copies the values (not the padding) of o, which has the same size.

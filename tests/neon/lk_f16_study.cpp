@@ -1,7 +1,7 @@
 // lk_f16_study: the measurements behind "no LK kernel in F16" (neon/lk_stages_neon.cpp's top
 // comment). Each variant swaps one kernel of the context's LK family (reached through
 // core/context.hpp, as tests/tools/lk_study.cpp does) for a scalar one that rounds its inputs
-// and every operation to F16 (__fp16 conversions: round to nearest even, overflow to inf; a
+// and every operation to F16 (float16_t conversions: round to nearest even, overflow to inf; a
 // fused multiply-add rounded once), on the reference path, and compares the flow and the
 // confidence output with the F32 reference's:
 //   gradient     Scharr of the F16-rounded pixels, in F16
@@ -16,13 +16,14 @@
 // grey levels: confidences near min_eigen), and a 6 px translation (frame 0 of the
 // translation case cropped 6 px apart). Printed per variant: the largest |value| it rounds to
 // F16 at its output (F16's largest finite value is 65504) and the overflows.
-// Not a test: a study tool, built with the NEON checks (aarch64: __fp16) so it keeps compiling.
+// Not a test: a study tool, built with the NEON checks (float16_t: neon/neon_arch.hpp) so it keeps compiling.
 // Usage: lk_f16_study   (prints one table per setting and the means)
 #include "oflow.h"
 
 #include "core/context.hpp"
 #include "core/lk_kernels.hpp"
 #include "core/synth.hpp"
+#include "neon/neon_arch.hpp" // float16_t
 #include "tests/test_util.hpp"
 
 #include <cmath>
@@ -34,7 +35,7 @@ namespace {
 
 using oflow::Plane;
 
-inline float h16(float x) { return static_cast<float>(static_cast<__fp16>(x)); }
+inline float h16(float x) { return static_cast<float>(static_cast<float16_t>(x)); }
 inline int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 long g_overflow = 0;  // F16 results that overflowed (inf) in the last run

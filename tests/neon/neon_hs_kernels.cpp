@@ -67,7 +67,7 @@ const double kF16Abs = 1.0 / 1048576.0; // 2^-20 px: results below F16's normal 
 const double kF16Margin = 1.05;         // second-order terms of the F16 bound
 
 bool f16_kernels() {
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
     return neon_has_f16_arith();
 #else
     return false;
@@ -752,7 +752,7 @@ void check_table() {
         CHECK(t.sor_half_sweep == sor_half_sweep_neon);    // F32 on both paths (hs_f16_neon.cpp says why)
         CHECK(t.clg_jacobi_plain == ref.clg_jacobi_plain); // the convergence comparison's, reference only
         const bool want16 = f16 != 0 && f16_kernels();
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
         CHECK(want16 == (t.hs_jacobi == hs_jacobi_f16_neon) && want16 == (t.clg_jacobi == clg_jacobi_f16_neon));
 #endif
         if (!want16) CHECK(t.hs_jacobi == hs_jacobi_neon && t.clg_jacobi == clg_jacobi_neon);
@@ -766,7 +766,7 @@ int main() {
     unsetenv("OFLOW_FORCE_BACKEND"); // the whole-flow checks choose the backend by the config
     CHECK(neon_available());
     std::printf("neon_hs_kernels: FP16 vector arithmetic %s (compiled %s)\n", neon_has_f16_arith() ? "on" : "off",
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
                 "in"
 #else
                 "out"
@@ -777,7 +777,7 @@ int main() {
     check_stages(rng);
     JacobiPath paths[4] = {{"hs_jacobi", hs_jacobi_neon, false, false}, {"clg_jacobi", clg_jacobi_neon, true, false}};
     int npaths = 2;
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
     if (f16_kernels()) {
         paths[2] = JacobiPath{"F16 hs_jacobi (px)", hs_jacobi_f16_neon, false, true};
         paths[3] = JacobiPath{"F16 clg_jacobi (px)", clg_jacobi_f16_neon, true, true};

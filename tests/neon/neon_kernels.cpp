@@ -308,7 +308,7 @@ struct IterPlanes {
     void set_p(int i, int x, int y, float v) {
         GPlane* g = plane(2 + i);
         if (half_p)
-            g->half_row(y)[x] = static_cast<__fp16>(v);
+            g->half_row(y)[x] = static_cast<float16_t>(v);
         else
             g->at(x, y) = v;
     }
@@ -363,8 +363,8 @@ void fill_state(IterPlanes& s, State kind, Rng& rng, bool f16_domain) {
                     b = 0.0f;
                 }
                 if (f16_domain) {
-                    a = static_cast<float>(static_cast<__fp16>(a));
-                    b = static_cast<float>(static_cast<__fp16>(b));
+                    a = static_cast<float>(static_cast<float16_t>(a));
+                    b = static_cast<float>(static_cast<float16_t>(b));
                 }
                 s.set_p(i, x, y, a);
                 s.set_p(i + 1, x, y, b);
@@ -442,14 +442,14 @@ const double kF16P = 3e-3;
 void check_iteration_stage(Rng& rng, bool half) {
     const double lt = kLambda * kTheta;
     auto calc_u = half ?
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
                        tvl1_calc_u_f16_neon
 #else
                        tvl1_calc_u_neon
 #endif
                        : tvl1_calc_u_neon;
     auto calc_p = half ?
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
                        tvl1_calc_p_f16_neon
 #else
                        tvl1_calc_p_neon
@@ -531,7 +531,7 @@ void check_iteration_stage(Rng& rng, bool half) {
 
 // F16 outside its domain (|grad u| >= 256): duals stay finite and within the unit ball.
 void check_f16_steep(Rng& rng) {
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
     const int w = 37, h = 5;
     IterPlanes s(w, h, pitch_for(w, false), true, true);
     fill_state(s, State::SteepFlow, rng, true);
@@ -555,7 +555,7 @@ void check_pipeline(Rng& rng, bool half) {
     auto calc_u = tvl1_calc_u_neon;
     auto calc_p = tvl1_calc_p_neon;
     auto iter = tvl1_iter_rows_neon;
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
     if (half) {
         calc_u = tvl1_calc_u_f16_neon;
         calc_p = tvl1_calc_p_f16_neon;
@@ -611,7 +611,7 @@ void check_table(bool f16) {
     CHECK(t.tvl1_iter_rows != nullptr);
     const bool want16 = f16 && neon_has_f16_arith();
     CHECK(t.dual_bytes == (want16 ? 2u : 4u));
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
     CHECK(want16 == (t.tvl1_calc_u == tvl1_calc_u_f16_neon));
     CHECK(want16 == (t.tvl1_calc_p == tvl1_calc_p_f16_neon));
     CHECK(want16 == (t.tvl1_iter_rows == tvl1_iter_rows_f16_neon));
@@ -626,7 +626,7 @@ int main() {
     CHECK(neon_available());
     std::printf("neon_kernels: FP16 vector arithmetic %s (compiled %s)\n",
                 neon_has_f16_arith() ? "on" : "off",
-#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#if defined(OF_NEON_F16)
                 "in"
 #else
                 "out"

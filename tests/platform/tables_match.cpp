@@ -4,6 +4,7 @@
 // Also: the set holds the five boards in order, and no table records a path of the build machine.
 //   platform_tables_match <build>/platform/tuning_tables.txt
 #include "check.hpp"
+#include "table_text.hpp"
 #include "platform/tuning.hpp"
 
 #include <cstdio>
@@ -11,28 +12,9 @@
 #include <string>
 
 using namespace oflow::platform;
+using oftest::read_file;
+using oftest::text_of;
 
-namespace {
-
-bool read_file(const char* path, std::string* out) {
-    std::FILE* f = std::fopen(path, "rb");
-    if (!f) return false;
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
-    std::fclose(f);
-    return true;
-}
-
-std::string text_of(const BoardTable& t) {
-    const std::size_t n = format_board(t, nullptr, 0);
-    std::string s(n + 1, '\0');
-    CHECK(format_board(t, &s[0], s.size()) == n);
-    s.resize(n);
-    return s;
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
     if (argc != 2) {

@@ -106,6 +106,8 @@ void compare(const BoardTable& t, const std::string& root) {
                               same_optional(c, "frame_ns_per_px", pc.frame_ns_per_px) &&
                               same_optional(c, "launch_us", pc.launch_us) &&
                               same_optional(c, "level_us", pc.level_us) &&
+                              same_optional(c, "ref_ns_per_it_px", pc.ref_ns_per_it_px) &&
+                              same_optional(c, "ref_frame_ns_per_px", pc.ref_frame_ns_per_px) &&
                               same_text(c, "source", pc.source) && c->GetLineNum() == pc.line,
                           "%s:%d: <path>", t.file, c->GetLineNum());
             }

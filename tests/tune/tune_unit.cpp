@@ -345,7 +345,13 @@ void writer_round_trip() {
     t.header = {"a header line -- with double dashes -", "second line"};
     t.algorithms[0].precisions[0].comments[platform::kBucket512].push_back("bucket comment -- dashes");
     t.algorithms[0].precisions[0].path[platform::kPathCpu].source = std::string(1000, 's');
+    // The reference path's terms: written on the CPU path, never on the GPU's (the schema refuses them there).
+    t.algorithms[0].precisions[0].path[platform::kPathCpu].ref_ns_per_it_px = 0.75;
+    t.algorithms[0].precisions[0].path[platform::kPathCpu].ref_frame_ns_per_px = 0.125;
+    t.algorithms[0].precisions[0].path[platform::kPathGpu].ref_ns_per_it_px = 9.0;
     const std::string xml = write_xml(t);
+    CHECK(xml.find("ref_ns_per_it_px=\"0.75\" ref_frame_ns_per_px=\"0.125\"") != std::string::npos);
+    CHECK(xml.find("ref_ns_per_it_px=\"9\"") == std::string::npos);
     CHECK(xml.find("<!--") != std::string::npos);
     // No "--" inside a comment body.
     for (std::size_t at = xml.find("<!--"); at != std::string::npos; at = xml.find("<!--", at + 4)) {
@@ -374,6 +380,9 @@ void writer_round_trip() {
             CHECK(x.path[k].ns_per_it_px == y.path[k].ns_per_it_px && x.path[k].warn == y.path[k].warn &&
                   x.path[k].fail == y.path[k].fail && x.path[k].arith == y.path[k].arith);
             CHECK(same_terms(x.path[k], y.path[k], HasFrameTerms<platform::PathCost>()));
+            const bool set = i == 0 && k == platform::kPathCpu; // ref_* set above
+            CHECK(x.path[k].ref_ns_per_it_px == (set ? 0.75 : y.path[k].ref_ns_per_it_px) &&
+                  x.path[k].ref_frame_ns_per_px == (set ? 0.125 : y.path[k].ref_frame_ns_per_px));
             if (!(i == 0 && k == platform::kPathCpu)) // replaced above
                 CHECK(std::strncmp(x.path[k].source, "copied from platform/tables/generic.xml: ", 41) == 0);
         }
