@@ -25,10 +25,21 @@ bool neon_available() {
 bool neon_has_f16_arith() {
 #if defined(OF_NEON_F16) && defined(__aarch64__)
     return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
-#elif defined(OF_NEON_F16)
-    return true; // SIMDe's float16 vectors (OF_SIMDE_F16=ON): emulated, always there
 #else
-    return false; // built without FP16 vector arithmetic (-march below armv8.2-a+fp16)
+    // x86-64 (SIMDe): no FP16 vector arithmetic. With OF_SIMDE_F16 the F16 kernels are built
+    // (emulated lane by lane, 45-85x slower than F32) for the kernel checks, which call them
+    // directly (neon_f16_kernels_callable); they are never installed, so an F16 request runs F32.
+    return false; // or built without FP16 vector arithmetic (-march below armv8.2-a+fp16)
+#endif
+}
+
+bool neon_f16_kernels_callable() {
+#if defined(OF_NEON_F16) && defined(__aarch64__)
+    return neon_has_f16_arith();
+#elif defined(OF_NEON_F16)
+    return true;
+#else
+    return false;
 #endif
 }
 
@@ -43,6 +54,7 @@ void kernel_table_init_neon(KernelTable* t, bool f16) {
     t->tvl1_calc_u = tvl1_calc_u_neon;
     t->tvl1_calc_p = tvl1_calc_p_neon;
     t->tvl1_iter_rows = tvl1_iter_rows_neon;
+    t->median_flow = median_flow_neon;
     t->dual_bytes = sizeof(float);
 #if defined(OF_NEON_F16)
     // The three F16 entries share the half layout of the duals: installed together or not at all.

@@ -12,11 +12,16 @@ struct HsKernels;
 struct LkKernels;
 struct DisKernels;
 
-/// True on aarch64 builds (Advanced SIMD is mandatory there).
+/// True in every build with the NEON kernels (Advanced SIMD is mandatory on aarch64; on x86-64
+/// SIMDe maps them to the build's SSE baseline).
 bool neon_available();
 /// True when compiled with __ARM_FEATURE_FP16_VECTOR_ARITHMETIC and the CPU reports
-/// HWCAP_ASIMDHP at run time (Xavier, Orin).
+/// HWCAP_ASIMDHP at run time (Xavier, Orin): the F16 kernels may be installed. Never on x86-64.
 bool neon_has_f16_arith();
+/// True when this build compiled the F16 kernels and this CPU can run them: neon_has_f16_arith()
+/// on aarch64; on x86-64 whether OF_SIMDE_F16 built them (emulated through SIMDe: the kernel
+/// checks call them directly, the kernel tables never install them).
+bool neon_f16_kernels_callable();
 /// Overrides the vectorised entries of t; f16 is honoured only when neon_has_f16_arith(),
 /// otherwise an F16 request fills the F32 kernels.
 void kernel_table_init_neon(KernelTable* t, bool f16);

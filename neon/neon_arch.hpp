@@ -7,8 +7,9 @@
 // Also defines, for both homes:
 //   OF_NEON_F16          1 where the F16 kernels (tvl1_f16_neon.cpp, hs_f16_neon.cpp) are built:
 //                        ARMv8.2-A FP16 vector arithmetic (__ARM_FEATURE_FP16_VECTOR_ARITHMETIC),
-//                        or SIMDe's float16 vectors on x86 (emulated lane by lane: correct, not
-//                        fast; neon_has_f16_arith() says whether they may be installed).
+//                        or SIMDe's float16 vectors on x86 with OF_SIMDE_F16 (emulated lane by
+//                        lane: correct, 45-85x slower than F32; for the kernel checks only, the
+//                        tables never install them there: neon_has_f16_arith() is false).
 //   OF_NEON_OPAQUE(v)    makes the vector v opaque to the optimiser (an empty asm that claims to
 //                        change it): a product passed through it is rounded before it is added,
 //                        whatever the contraction setting (-ffp-contract=fast).

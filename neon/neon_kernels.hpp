@@ -56,6 +56,9 @@ void lk_box_v_multi_neon(const Plane* src, const Plane* dst, int n, int radius, 
 void lk_residual_neon(const LkResidualArgs& a, int y0, int y1);
 double lk_update_neon(const LkUpdateArgs& a, int y0, int y1);
 
+// median_neon.cpp: the flow's 3x3 / 5x5 median (KernelTable::median_flow), the reference's value.
+void median_flow_neon(Plane src, Plane dst, int size, int y0, int y1);
+
 // The F16 kernels exist only where OF_NEON_F16 is defined (neon/neon_arch.hpp).
 // tvl1_f16_neon.cpp: the duals are stored as halves (its top comment says where); u and the warp
 // outputs stay F32.

@@ -11,9 +11,10 @@
 #  4. The resource check (tests/tools/jetson_resources.cpp) over what ptxas reported for every
 #     kernel: each board's table selections (TV-L1, HS and CLG rows) must fit that board
 #     (registers per block, shared memory, at most 128 bytes of stack per thread). It prints the
-#     table. The tool is built in a folder of its own, build/jetson-tool (the host preset's
-#     settings plus the CUDA path, which resolves the HS/CLG rows' shapes: the main toolkit, else
-#     CUDA 11.8).
+#     table. The tool comes from the host preset's build (build/host, brought up to date) when
+#     that build has the CUDA path, which resolves the HS/CLG rows' shapes; else it is built in a
+#     folder of its own, build/jetson-tool (the host preset's settings plus the CUDA path: the
+#     main toolkit, else CUDA 11.8).
 #  5. The cross build of the JetPack preset (CMakePresets.json jetson-xavier): the library for
 #     Xavier, host code with aarch64-linux-gnu-g++-11, device code with CUDA 11.8 for sm_72, and
 #     the C firmware sample, API and GPU test programs linked against the aarch64 CUDA runtime
@@ -93,8 +94,12 @@ done
 echo "$n objects: sm_53 sm_62 sm_72"
 
 echo "== resource check (docs/jetson-resources.md)"
+# The host preset's build (scripts/test.sh's first stage) has the same settings and the main
+# CUDA path: its tool is taken, brought up to date, instead of a second library build.
 tool=build/jetson-tool
-if [ ! -f $tool/CMakeCache.txt ]; then
+if [ -f build/host/CMakeCache.txt ] && grep -q '^OF_HAVE_CUDA_BUILD:INTERNAL=ON' build/host/CMakeCache.txt; then
+  tool=build/host
+elif [ ! -f $tool/CMakeCache.txt ]; then
   tool_cuda=(-DCMAKE_CUDA_COMPILER="$tk/bin/nvcc" -DCMAKE_CUDA_ARCHITECTURES=72-real
              -DCMAKE_CUDA_HOST_COMPILER=g++-11 -DCUDAToolkit_ROOT="$tk")
   [ -n "$main_nvcc" ] && tool_cuda=(-DCMAKE_CUDA_COMPILER="$main_nvcc" -DCMAKE_CUDA_ARCHITECTURES=87-real)

@@ -31,9 +31,10 @@
 #  tsan       ThreadSanitizer: threads_stress (8 application threads, 20 s) and contexts;
 #  aarch64    the cross build (programs linked -static: qemu-user 7.2 hangs dynamically linked
 #             threaded programs), and under qemu-aarch64 what only AArch64 code generation can
-#             show: the NEON kernel checks, the self-test, the API contract, force_backend, one
-#             matrix cell per algorithm, the worker threads (contexts: threads 2-4 bit-identical
-#             to 1; threads_stress) and the firmware sample, on the NEON path;
+#             show, on the NEON path: the NEON kernel checks, the self-test (oflow-selftest
+#             --quick: selftest_cli; its API test selftest_api runs natively), the API contract,
+#             force_backend, one matrix cell per algorithm, the worker threads (contexts:
+#             threads 2-4 bit-identical to 1; threads_stress) and the firmware sample;
 #  fp16       the NEON F16 kernel checks and force_backend of a build with FP16 vector
 #             arithmetic (OF_BOARD=xavier flags; qemu's CPU has it), under qemu.
 set -euo pipefail

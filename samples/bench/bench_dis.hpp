@@ -1,4 +1,4 @@
-// oflow-bench --dis: Dense Inverse Search on CUDA (bench_dis.cpp).
+// oflow-bench --dis: Dense Inverse Search on CUDA, and its CPU rows on the CPU paths in every build (bench_dis.cpp).
 #ifndef OFLOW_SAMPLES_BENCH_BENCH_DIS_HPP
 #define OFLOW_SAMPLES_BENCH_BENCH_DIS_HPP
 

@@ -154,6 +154,50 @@ void check_resize(Rng& rng) {
             }
 }
 
+// ---- the flow's median ----------------------------------------------------------------------------
+// median_flow selects one of the window's values: NEON's must equal the reference's exactly
+// (== : -0 and +0 are one value), ties (flat, checker, saturated, a few levels) included.
+void check_median(Rng& rng) {
+    int case_no = 0;
+    long values = 0, differ = 0;
+    for (int size : {3, 5})
+        for (int w : kWidths)
+            for (int fill = 0; fill < 6; ++fill) {
+                const int h = w > 100 ? 7 : height_for(w, case_no) + (case_no % 3);
+                ++case_no;
+                const std::ptrdiff_t pitch = pitch_for(w, case_no % 5 == 0);
+                GPlane src(w, h, pitch, case_no % 2 == 0), ref(w, h, pitch, true), out(w, h, pitch, case_no % 2 != 0);
+                if (!src.ok() || !ref.ok() || !out.ok()) {
+                    CHECK(false);
+                    return;
+                }
+                if (fill < 5)
+                    fill_image(src, kFills[fill], rng);
+                else // a few flow levels: many ties in every window
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < w; ++x) src.at(x, y) = static_cast<float>(rng.below(4)) * 0.5f - 0.5f;
+                Band bands[2];
+                const int nb = bands_for(h, bands);
+                for (int b = 0; b < nb; ++b) {
+                    const auto snap_in = src.snapshot(), snap_out = out.snapshot();
+                    median_flow_ref(src.p, ref.p, size, bands[b].y0, bands[b].y1);
+                    median_flow_neon(src.p, out.p, size, bands[b].y0, bands[b].y1);
+                    for (int y = bands[b].y0; y < bands[b].y1; ++y)
+                        for (int x = 0; x < w; ++x) {
+                            ++values;
+                            if (!(out.at(x, y) == ref.at(x, y))) ++differ;
+                        }
+                    CHECK(src.unchanged(snap_in));
+                    CHECK_MSG(out.untouched_outside(snap_out, bands[b].y0, bands[b].y1, static_cast<std::size_t>(w) * 4u),
+                              "median %d w %d h %d: wrote outside its rows", size, w, h);
+                }
+                CHECK_MSG(differ == 0, "median %d w %d h %d fill %d: %ld values differ from the reference", size, w, h,
+                          fill, differ);
+                differ = 0;
+            }
+    record("median_flow (3, 5)", 0.0, 0.0, values);
+}
+
 // ---- gradient and warp -------------------------------------------------------------------------
 void check_gradient(Rng& rng) {
     int case_no = 0;
@@ -608,6 +652,7 @@ void check_table(bool f16) {
     CHECK(t.convert == convert_ref);
     CHECK(t.blur_h == blur_h_neon && t.blur_v == blur_v_neon && t.resample == resample_neon);
     CHECK(t.gradient == gradient_neon && t.tvl1_warp == tvl1_warp_neon && t.upsample_flow == upsample_flow_neon);
+    CHECK(t.median_flow == median_flow_neon);
     CHECK(t.tvl1_iter_rows != nullptr);
     const bool want16 = f16 && neon_has_f16_arith();
     CHECK(t.dual_bytes == (want16 ? 2u : 4u));
@@ -639,9 +684,10 @@ int main() {
     check_resize(rng);
     check_gradient(rng);
     check_warp(rng);
+    check_median(rng);
     check_iteration_stage(rng, false);
     check_pipeline(rng, false);
-    if (neon_has_f16_arith()) {
+    if (neon_f16_kernels_callable()) { // built, and runnable here (emulated on x86-64)
         check_iteration_stage(rng, true);
         check_pipeline(rng, true);
         check_f16_steep(rng);
