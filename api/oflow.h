@@ -90,7 +90,7 @@ typedef enum of_algorithm {
 typedef enum of_backend {
     OF_BACKEND_AUTO = 0,      /**< the board table decides by frame area: CUDA at or above its crossover when CUDA is built and a device is present, else the CPU path (NEON when built and usable, unless the table states the reference path faster: then, and without NEON, reference). See of_config.platform */
     OF_BACKEND_REFERENCE = 1, /**< portable C++ reference path; always available */
-    OF_BACKEND_NEON = 2,      /**< aarch64 NEON path (aarch64 builds); F16 only with FP16 vector arithmetic (Xavier, Orin) */
+    OF_BACKEND_NEON = 2,      /**< the NEON kernels: aarch64 builds, and x86-64 builds through SIMDe; F16 only with FP16 vector arithmetic (Xavier, Orin) */
     OF_BACKEND_CUDA = 3,      /**< CUDA path */
     OF_BACKEND_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_backend;

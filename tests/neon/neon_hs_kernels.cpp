@@ -68,13 +68,9 @@ const double kF16Margin = 1.05;         // second-order terms of the F16 bound
 
 // The F16 kernels are called directly: wherever they are built (emulated through SIMDe on x86-64,
 // where they are never installed), as on an FP16 CPU.
-bool f16_kernels() {
 #if defined(OF_NEON_F16)
-    return neon_f16_kernels_callable();
-#else
-    return false;
+bool f16_kernels() { return neon_f16_kernels_callable(); }
 #endif
-}
 
 /// A stage name that outlives its caller's buffer (record() keeps the pointer): the strings of
 /// a vector that never reallocates (64 names at most).
