@@ -200,6 +200,15 @@ typedef enum of_robust {
                                    match as RANGE_MATCH: a vignette or lighting that differs smoothly
                                    between the frames divides out, and texture at every finer scale
                                    keeps its contrast */
+    /* Appended with the one-solve work (docs/accuracy.md). */
+    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1 on the CPU paths only in this version (other algorithms
+                                   and backend CUDA: OF_ERR_UNSUPPORTED; AUTO runs the CPU path): a data
+                                   term robust by construction, one solve. Every pyramid level described
+                                   by its soft census, 8 channels per pixel, d / sqrt(eta^2 + d^2) of the
+                                   differences d to the 3x3 neighbours, eta following each frame's contrast
+                                   and noise, after the exposure match (as RANGE_MATCH); the channels'
+                                   linearised tensor is reduced per warp to its rank-one part, so TV-L1's
+                                   iteration runs unchanged. docs/accuracy.md has where it wins and loses */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 

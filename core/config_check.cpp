@@ -4,6 +4,7 @@
 #include "core/algorithm.hpp"
 #include "core/confidence.hpp"
 #include "core/enum_raw.hpp"
+#include "core/robust.hpp"
 #include "platform/tuning.hpp"
 
 #include <cmath>
@@ -145,10 +146,13 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: presmooth_sigma %g not in [0, 8]",
                         static_cast<double>(cfg->presmooth_sigma));
     const int32_t robust = raw_enum(cfg->robust);
-    if (robust < OF_ROBUST_NONE || robust > OF_ROBUST_SHADE_NORM)
+    if (robust < OF_ROBUST_NONE || robust > kRobustLast)
         return err.fail(OF_ERR_INVALID_ARGUMENT,
                         "config: unknown robust mode %d (0 none, 1 local-norm, 2 range-match, 3 level-norm, 4 pick, "
-                        "5 shade-norm)", robust);
+                        "5 shade-norm, 6 census)", robust);
+    if (robust == OF_ROBUST_CENSUS && cfg->algorithm != OF_ALGO_TVL1)
+        return err.fail(OF_ERR_UNSUPPORTED, "config: robust census is TV-L1's only in this version (algorithm %d)",
+                        static_cast<int>(raw_enum(cfg->algorithm)));
     if (!(cfg->robust_sigma >= 0.5f && cfg->robust_sigma <= 10.0f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: robust_sigma %g not in [0.5, 10]",
                         static_cast<double>(cfg->robust_sigma));

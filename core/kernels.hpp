@@ -45,6 +45,15 @@ struct Tvl1IterArgs {
     float tau_over_theta;
 };
 
+/// Inputs and outputs of OF_ROBUST_CENSUS's per-warp channel (core/census.hpp): i0 the level of
+/// frame 0, i1w / gx / gy frame 1 and its gradient warped at (u1, u2); out: TV-L1's equivalent
+/// channel (ax, ay), its |.|^2 (grad) and constant part (rho_c). eta0 / eta1: each frame's eta.
+struct CensusArgs {
+    Plane i0, i1w, gx, gy, u1, u2;
+    Plane ax, ay, grad, rho_c;
+    float eta0, eta1;
+};
+
 struct KernelTable {
     /// Image (U8/U16/F32, any stride) to float 0..255.
     void (*convert)(const of_image& src, Plane dst, int y0, int y1);

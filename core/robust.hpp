@@ -251,7 +251,7 @@ inline float pick_term(const float* n1, std::ptrdiff_t pitch, int w, int h, floa
 }
 
 /// The last value of of_robust (config_check and the CLI's names go up to it).
-const of_robust kRobustLast = OF_ROBUST_SHADE_NORM;
+const of_robust kRobustLast = OF_ROBUST_CENSUS;
 /// The robust mode's name as the CLI takes it ("none", "local-norm", "range-match",
 /// "level-norm", "pick", "shade-norm"; "unknown" for any other value).
 inline const char* robust_mode_name(of_robust r) {
@@ -262,6 +262,7 @@ inline const char* robust_mode_name(of_robust r) {
     case OF_ROBUST_LEVEL_NORM: return "level-norm";
     case OF_ROBUST_PICK: return "pick";
     case OF_ROBUST_SHADE_NORM: return "shade-norm";
+    case OF_ROBUST_CENSUS: return "census";
     default: return "unknown";
     }
 }
@@ -338,7 +339,7 @@ inline RangeMap range_map(const ExposureMatch& m, int frame, of_robust r) {
     t.hi = m.active ? m.hi[frame] : 3.0e38f;
     t.scale = 1.0f;
     t.bias = 0.0f;
-    const bool gain = (r == OF_ROBUST_RANGE_MATCH || r == OF_ROBUST_SHADE_NORM) && frame == 1 && m.mappable;
+    const bool gain = (r == OF_ROBUST_RANGE_MATCH || r == OF_ROBUST_SHADE_NORM || r == OF_ROBUST_CENSUS) && frame == 1 && m.mappable;
     if (gain) {
         t.scale = static_cast<float>(1.0 / m.gain);
         t.bias = static_cast<float>(-m.offset / m.gain);

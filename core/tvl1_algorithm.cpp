@@ -26,12 +26,12 @@ of_status tvl1_check_params(const of_config& cfg, const ErrorSink& err) {
     return OF_OK;
 }
 
-int tvl1_work_planes(const of_config&) { return kTvPlanes; }
+int tvl1_work_planes(const of_config& cfg) { return cfg.robust == OF_ROBUST_CENSUS ? kTvPlanesCensus : kTvPlanes; }
 
-const char* tvl1_work_plane_name(const of_config&, int i) {
-    static const char* const names[kTvPlanes] = {"I1w", "I1wx", "I1wy", "I1x", "I1y", "grad2",
-                                                 "rho_c", "p11", "p12", "p21", "p22"};
-    return i >= 0 && i < kTvPlanes ? names[i] : "?";
+const char* tvl1_work_plane_name(const of_config& cfg, int i) {
+    static const char* const names[kTvPlanesCensus] = {"I1w", "I1wx", "I1wy", "I1x", "I1y", "grad2", "rho_c",
+                                                       "p11", "p12", "p21", "p22", "census_gx", "census_gy"};
+    return i >= 0 && i < tvl1_work_planes(cfg) ? names[i] : "?";
 }
 
 #if OF_HAVE_CUDA

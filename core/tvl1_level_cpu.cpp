@@ -6,6 +6,10 @@
 #include "core/tvl1_level_cpu.hpp"
 
 #include "core/flow_driver.hpp"
+#include "core/ref/kernels_ref.hpp"
+#include "core/census.hpp"
+
+#include <cmath>
 
 namespace oflow {
 namespace {
@@ -28,6 +32,20 @@ void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h) {
         for_rows(c, seams, [&](int b0, int b1, int) {
             for (int b = b0; b < b1; ++b) k.tvl1_calc_p(it, band_end[b] - 1, band_end[b]);
         });
+}
+
+// The noise sigma of a level (census_noise_sigma), its rows summed per band, bands in order.
+double level_noise(of_context* c, Plane p) {
+    double* sums = band_sums(c);
+    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = census_noise_sum_ref(p, y0, y1); });
+    return census_noise_sigma(sum_bands(c, p.h), p.w, p.h);
+}
+
+// The root mean square of the level's central-difference gradient (KernelTable::texture_energy).
+double level_rms_gradient(of_context* c, Plane p) {
+    double* sums = band_sums(c);
+    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = c->kt.texture_energy(p, y0, y1); });
+    return std::sqrt(sum_bands(c, p.h) / (static_cast<double>(p.w) * static_cast<double>(p.h)));
 }
 
 } // namespace
@@ -75,11 +93,34 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
     wa.rho_c = it.rho_c;
     for_rows(c, d.h, [&](int y0, int y1, int) { k.gradient(wa.i1, wa.i1x, wa.i1y, y0, y1); });
 
+    // OF_ROBUST_CENSUS: the warp's gradient goes to the census planes; the census channel then
+    // writes TV-L1's equivalent channel where the iteration reads it.
+    const bool census = cfg.robust == OF_ROBUST_CENSUS;
+    CensusArgs ca;
+    if (census) {
+        wa.i1wx = f.algo(kTvCensusGx, l);
+        wa.i1wy = f.algo(kTvCensusGy, l);
+        ca.i0 = wa.i0;
+        ca.i1w = wa.i1w;
+        ca.gx = wa.i1wx;
+        ca.gy = wa.i1wy;
+        ca.u1 = job.u1;
+        ca.u2 = job.u2;
+        ca.ax = it.i1wx;
+        ca.ay = it.i1wy;
+        ca.grad = it.grad;
+        ca.rho_c = it.rho_c;
+        // eta: each frame's level noise and its level-0 contrast (core/census.hpp)
+        ca.eta0 = census_eta(level_noise(c, wa.i0), level_rms_gradient(c, f.level(kBufPyr0, 0)));
+        ca.eta1 = census_eta(level_noise(c, wa.i1), level_rms_gradient(c, f.level(kBufPyr1, 0)));
+    }
+
     const double npix = static_cast<double>(d.w) * static_cast<double>(d.h);
     const int median = static_cast<int>(cfg.median_size);
     uint64_t n_run = 0;
     for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
         for_rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
+        if (census) for_rows(c, d.h, [&](int y0, int y1, int) { census_tvl1_ref(ca, y0, y1); });
         for (uint32_t n = 0; n < job.max_iterations; ++n) {
             if (k.tvl1_iter_rows) {
                 iterate_pipelined(c, it, d.h);

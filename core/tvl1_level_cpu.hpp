@@ -13,7 +13,11 @@ enum Tvl1Plane : int {
     kTvI1x, kTvI1y,                // gradient of frame 1 at the level
     kTvGrad, kTvRhoC,              // |grad I1w|^2 and rho's constant part
     kTvP11, kTvP12, kTvP21, kTvP22, // duals
-    kTvPlanes
+    kTvPlanes,
+    // OF_ROBUST_CENSUS only: the warp's gradient of frame 1, which the census channel reads
+    // before it writes TV-L1's equivalent channel into kTvI1wx / kTvI1wy
+    kTvCensusGx = kTvPlanes, kTvCensusGy,
+    kTvPlanesCensus
 };
 
 /// Algorithm::solve_level_cpu of TV-L1.

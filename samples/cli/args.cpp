@@ -186,7 +186,8 @@ const char* usage_text() {
            "                      range-match | level-norm | shade-norm | pick (the\n"
            "                      best of local-norm, none and level-norm; TV-L1: of\n"
            "                      none, level-norm, range-match and shade-norm; no\n"
-           "                      warm start) (default pick)\n"
+           "                      warm start) (default pick) | census (TV-L1, CPU\n"
+           "                      paths: soft census data term, one solve)\n"
            "  --robust-sigma F    local-norm / level-norm window, Gaussian sigma in px\n"
            "                      (level-norm: in each level's px), 0.5..10\n"
            "  --median N          median filter of the flow after every warp: 0 (off), 3, 5\n"
@@ -321,8 +322,8 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             o->texture = value;
             o->texture_given = true;
         } else if (arg == "--robust") {
-            if (!one_of(value, {"none", "local-norm", "range-match", "level-norm", "pick", "shade-norm"}))
-                return bad("none, local-norm, range-match, level-norm, pick or shade-norm");
+            if (!one_of(value, {"none", "local-norm", "range-match", "level-norm", "pick", "shade-norm", "census"}))
+                return bad("none, local-norm, range-match, level-norm, pick, shade-norm or census");
             o->robust = value;
         } else if (arg == "--warm-start") {
             if (!one_of(value, {"on", "off"})) return bad("on or off");
