@@ -33,6 +33,12 @@ matrix_frames (tests/tools) writes every cell's frames at its native size, OpenC
 runs on each with oflow's TV-L1 default schedule, and the EPE of every cell goes to a TSV
 (--matrix-out). opencv_matrix()'s docstring has the settings.
 
+--photos: OpenCV's figures for the photograph set (tests/photo_cells.hpp, tests/photo_set.cpp):
+photo_frames (tests/tools) writes every cell's 8-bit frames and exact flow, OpenCV's DualTVL1 runs
+on each pair with oflow's TV-L1 default schedule (as --matrix) and DISOpticalFlow with its presets
+medium, fast and ultrafast, and each cell's EPE goes to a TSV (--photos-out). opencv_photos()'s
+docstring has the settings.
+
 --dis: Dense Inverse Search against OpenCV's cv2.DISOpticalFlow (CPU), for each preset
 (ultrafast, fast, medium; --dis-presets filters): the EPE of both on every cell of the motion x
 photometry matrix (matrix_frames' frames rounded to 8 bits, the same PNGs for both), the mean
@@ -43,6 +49,9 @@ stderr), --dis-out FILE the same as TSV (or JSON). dis_peer()'s docstring has th
 
 Usage: scripts/compare_opencv.py --matrix [--matrix-out tests/data/opencv_matrix.tsv]
            [--frames-tool build/host/tests/matrix_frames] [--jobs 2] [--seed 1]
+       scripts/compare_opencv.py --photos [--photos-out tests/data/opencv_photo.tsv]
+           [--photo-frames-tool build/host/tests/photo_frames] [--photo-cells all] [--jobs 2]
+           [--photo-dirs DIR,DIR]
        scripts/compare_opencv.py --cli build/host/samples/oflow-cli --lk
            [--lk-sizes 160x120,320x240] [--window 11] [--min-eigen 1] [--lk-iters 10]
            [--epsilon 0.01] [--levels 0] [--lk-raised-iters 50] [--repeat 5] [--cases ...]
@@ -404,6 +413,108 @@ def opencv_matrix(a, tmp):
         f.write("motion\tphotometry\twidth\theight\tlevels\topencv_epe\tseconds\n")
         for (motion, photometry, w, h), (levels, epe, seconds) in zip(cells, results):
             f.write(f"{motion}\t{photometry}\t{w}\t{h}\t{levels}\t{epe:.4f}\t{seconds:.2f}\n")
+    print(f"wrote {out}")
+
+
+# The Debian folders of the photograph set (tests/photo_cells.hpp; tests/CMakeLists.txt finds them).
+PHOTO_DIRS = "/usr/lib/python3/dist-packages/skimage/data,/usr/share/doc/opencv-doc/examples/data"
+
+
+def opencv_photos(a, tmp):
+    """OpenCV on every cell of the photograph set: EPE per cell (mean over its pairs), to a TSV.
+
+    Frames: `photo_frames TMP --photo-dir D ... --cells C` (tests/tools/photo_frames.cpp): every
+    cell of tests/photo_cells.hpp (photograph x motion x photometric condition, 320x240) as the
+    8-bit grey PNGs photo_set hands to of_process, and the exact flow of each consecutive pair
+    (.flo); its cells.tsv lists them. A stream cell has 5 pairs, every other cell one.
+
+    DualTVL1 (cv2.optflow.DualTVL1OpticalFlow) with oflow's TV-L1 defaults, as opencv_matrix():
+    tau 0.25, lambda 0.15, theta 0.3, scale step 0.5, levels from auto_levels (coarsest side
+    >= 16 px), warps 5, inner iterations 300, outer iterations 1, epsilon 0.01, gamma 0, median
+    filtering 5, no initial flow; the frames go in as CV_8UC1 (DualTVL1 works on them as 0..255
+    floats, as oflow does on OF_PIXEL_U8). cv2.DISOpticalFlow with each preset's own settings
+    (PRESET_MEDIUM, oflow's DIS default, and FAST, ULTRAFAST), CV_8UC1 as it requires.
+
+    EPE: the mean endpoint error over all pixels (those whose match leaves the frame included),
+    a stream's the mean over its pairs; photo_set's definition. tvl1_seconds: the wall time of
+    DualTVL1's calc() calls of the cell, cv2.setNumThreads(1), --jobs cells at a time.
+    """
+    tool = a.photo_frames_tool
+    if not os.path.isfile(tool):
+        sys.exit(f"compare_opencv: --photo-frames-tool {tool}: not found (build the photo_frames target)")
+    frames = os.path.join(tmp, "photos")
+    cmd = [tool, frames, "--cells", a.photo_cells]
+    for d in a.photo_dirs.split(","):
+        cmd += ["--photo-dir", d]
+    subprocess.run(cmd, check=True)
+    cells = []
+    with open(os.path.join(frames, "cells.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("photo\t"):
+                continue
+            photo, motion, photometry, w, h, pairs = line.split("\t")[:6]
+            cells.append((photo, motion, photometry, int(w), int(h), int(pairs)))
+    cv2.setNumThreads(1)
+    sched = MATRIX_SCHEDULE
+    presets = {"medium": cv2.DISOPTICAL_FLOW_PRESET_MEDIUM, "fast": cv2.DISOPTICAL_FLOW_PRESET_FAST,
+               "ultrafast": cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST}
+
+    def epe(flow, gt):
+        return float(np.sqrt(((flow - gt) ** 2).sum(axis=2)).mean())
+
+    def cell(photo, motion, photometry, w, h, pairs):
+        stem = os.path.join(frames, f"{photo}_{motion}_{photometry}_")
+        levels = auto_levels(w, h)
+        tvl1, dis, seconds = [], {p: [] for p in presets}, 0.0
+        for k in range(pairs):
+            i0 = cv2.imread(f"{stem}{k}.png", cv2.IMREAD_GRAYSCALE)
+            i1 = cv2.imread(f"{stem}{k + 1}.png", cv2.IMREAD_GRAYSCALE)
+            gt = read_flo(f"{stem}{k}_gt.flo")
+            o = make_opencv(sched["tau"], sched["lambda"], sched["theta"], levels, sched["warps"],
+                            sched["iterations"], sched["epsilon"], sched["median"])
+            t0 = time.perf_counter()
+            flow = o.calc(i0, i1, None)
+            seconds += time.perf_counter() - t0
+            tvl1.append(epe(flow, gt))
+            for p, pid in presets.items():
+                dis[p].append(epe(cv2.DISOpticalFlow_create(pid).calc(i0, i1, None), gt))
+        r = (levels, float(np.mean(tvl1)), {p: float(np.mean(v)) for p, v in dis.items()}, seconds)
+        print(f"  {photo:<11} {motion:<7} {photometry:<11} levels {levels}: DualTVL1 {r[1]:.4f}, DIS medium "
+              f"{r[2]['medium']:.4f} ({seconds:.1f} s)", flush=True)
+        return r
+
+    print(f"OpenCV {cv2.__version__}: DualTVL1 and DIS on {len(cells)} photograph cells, {a.jobs} at a time",
+          flush=True)
+    load0 = os.getloadavg()[0]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        futures = [pool.submit(cell, *c) for c in cells]
+        results = [f.result() for f in futures]
+    shutil.rmtree(frames)
+
+    command = " ".join(shlex.quote(v) for v in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
+    out = a.photos_out
+    if os.path.dirname(out):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write("# OpenCV on the photograph set (tests/photo_cells.hpp, photo_frames --cells "
+                f"{a.photo_cells}): every (photo, motion, photometry) cell at 320x240, 8-bit frames; EPE = mean "
+                "endpoint error over all pixels, a stream's the mean over its 5 pairs\n")
+        f.write(f"# DualTVL1 at oflow's TV-L1 defaults: tau {sched['tau']}, lambda {sched['lambda']}, theta "
+                f"{sched['theta']}, scale step 0.5, levels = coarsest side >= 16 px, warps {sched['warps']}, inner "
+                f"iterations {sched['iterations']}, outer iterations 1, epsilon {sched['epsilon']}, gamma 0, median "
+                f"filtering {sched['median']}; DISOpticalFlow presets medium, fast, ultrafast as OpenCV defines them\n")
+        f.write("# frames: the 8-bit PNGs of photo_frames, given to OpenCV as CV_8UC1 (the bits photo_set gives "
+                "of_process)\n")
+        f.write(f"# OpenCV {cv2.__version__}, 1 thread per cell, {a.jobs} cells at a time; tvl1_seconds = wall time of "
+                f"DualTVL1's calc() calls; {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}, "
+                f"{os.cpu_count()} CPUs, 1-minute load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after "
+                "(the machine is shared: the times are indicative)\n")
+        f.write(f"# command: {command}\n")
+        f.write("photo\tmotion\tphotometry\twidth\theight\tpairs\tlevels\ttvl1_epe\tdis_medium_epe\tdis_fast_epe\t"
+                "dis_ultrafast_epe\ttvl1_seconds\n")
+        for (photo, motion, photometry, w, h, pairs), (levels, tvl1, dis, seconds) in zip(cells, results):
+            f.write(f"{photo}\t{motion}\t{photometry}\t{w}\t{h}\t{pairs}\t{levels}\t{tvl1:.4f}\t{dis['medium']:.4f}\t"
+                    f"{dis['fast']:.4f}\t{dis['ultrafast']:.4f}\t{seconds:.2f}\n")
     print(f"wrote {out}")
 
 
@@ -1018,7 +1129,7 @@ def main():
                     help="exposure grid subset: gains 0.8 1.1, offsets -20 20, sigma 3; --dis: the cells up to "
                          "512x512 with photometry none / gain-noise, the first time size")
     ap.add_argument("--jobs", type=int, default=None,
-                    help="exposure grid points (default 1), --matrix cells (default 2) or --dis accuracy runs "
+                    help="exposure grid points (default 1), --matrix or --photos cells (default 2) or --dis accuracy runs "
                          "(default 1; never the timing) at a time")
     ap.add_argument("--seed", type=int, default=1, help="exposure grid / --matrix texture seed")
     ap.add_argument("--matrix", action="store_true",
@@ -1026,6 +1137,14 @@ def main():
     ap.add_argument("--matrix-out", default="tests/data/opencv_matrix.tsv", help="--matrix: the TSV written")
     ap.add_argument("--frames-tool", default="build/host/tests/matrix_frames",
                     help="--matrix, --dis: the matrix_frames tool (tests/tools/matrix_frames.cpp)")
+    ap.add_argument("--photos", action="store_true",
+                    help="OpenCV's DualTVL1 and DIS on the photograph set (opencv_photos), to --photos-out")
+    ap.add_argument("--photos-out", default="tests/data/opencv_photo.tsv", help="--photos: the TSV written")
+    ap.add_argument("--photo-frames-tool", default="build/host/tests/photo_frames",
+                    help="--photos: the photo_frames tool (tests/tools/photo_frames.cpp)")
+    ap.add_argument("--photo-cells", default="all", help="--photos: photo_frames --cells (all, quick, sanitize)")
+    ap.add_argument("--photo-dirs", default=PHOTO_DIRS,
+                    help="--photos: comma-separated folders of the photographs (photo_frames --photo-dir)")
     ap.add_argument("--dis", action="store_true",
                     help="DIS presets against OpenCV's cv2.DISOpticalFlow: matrix EPE and 1-thread time (dis_peer)")
     ap.add_argument("--dis-out", default=None, help="--dis: also write the results to this TSV (.json: JSON)")
@@ -1048,7 +1167,7 @@ def main():
                     help="exposure grid: oflow-cli flags of the 'before' run")
     a = ap.parse_args()
     if a.jobs is None:
-        a.jobs = 2 if a.matrix else 1
+        a.jobs = 2 if a.matrix or a.photos else 1
     cv2.setNumThreads(a.threads)
     tmp = tempfile.mkdtemp(prefix="oflow-cmp-")
     if a.sor_anchor:
@@ -1057,8 +1176,11 @@ def main():
     if a.matrix:
         opencv_matrix(a, tmp)
         return
+    if a.photos:
+        opencv_photos(a, tmp)
+        return
     if not a.cli:
-        sys.exit("compare_opencv: --cli is required (except with --sor-anchor and --matrix)")
+        sys.exit("compare_opencv: --cli is required (except with --sor-anchor, --matrix and --photos)")
     if a.exposure:
         exposure_grid(a, tmp)
         return

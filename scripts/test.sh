@@ -17,7 +17,8 @@
 #             kernels on x86-64 where the generic table says they are faster), the accuracy
 #             grids on the reference path they are calibrated on, and the NEON kernels' own
 #             accuracy runs (label neon_path: the matrix cell, exposure corners and confidence
-#             cases the emulated suite used to run);
+#             cases the emulated suite used to run), and the photograph set (photo_set_*, label
+#             photo: real photographs under exact camera motions, the reference and NEON paths);
 #  host-ref   the path-dependent labels (accuracy, stream, memory, determinism) again with
 #             OFLOW_FORCE_BACKEND=reference, the grids above excepted (they name their path);
 #  jetson     the Jetson device code (scripts/jetson_archs.sh): every cuda/*.cu for sm_53/62/72
@@ -48,7 +49,9 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential cmake pkg-config libpng-dev libtinyxml2-dev)
-[ $quick -eq 0 ] && pkgs+=(g++-aarch64-linux-gnu qemu-user libpng-dev:arm64)
+# The photograph set's photographs (tests/photo_cells.hpp): python3-skimage (scikit-image's sample
+# data: the only package that ships its PNGs) and opencv-doc (OpenCV's sample data).
+[ $quick -eq 0 ] && pkgs+=(g++-aarch64-linux-gnu qemu-user libpng-dev:arm64 python3-skimage opencv-doc)
 bash scripts/deps.sh "${pkgs[@]}"
 simde=$(bash scripts/simde.sh)
 jobs=$(nproc)
@@ -75,6 +78,13 @@ trap report EXIT
 
 stage_begin host "host build and tests"
 cmake --preset host -DOF_SIMDE_INCLUDE="$simde" >/dev/null
+# The photo tests are registered only where CMake found the photographs; installed above, so a
+# miss here is an error, not a smaller suite.
+if [ $quick -eq 0 ] && ! grep -qx 'OF_HAVE_PHOTOS:INTERNAL=ON' build/host/CMakeCache.txt; then
+  echo "test.sh: the photograph set was not found (see CMake's warning above; packages python3-skimage," \
+       "opencv-doc): the photo_set tests would not run" >&2
+  exit 1
+fi
 cmake --build --preset host -j"$jobs"
 if [ $quick -eq 1 ]; then
   ctest --preset host -j"$jobs" --no-tests=error -L '^(api|kernels|format|cli|dis|suite|neon|platform|tools)$' \
