@@ -169,6 +169,7 @@ void normalize_pyramids(const Frame& f, const ExposureMatch& m) {
 // Both pyramids of a pair; returns the exposure match (no_exposure_match() where the robust
 // mode has none).
 ExposureMatch build_pyramids(const Frame& f, const of_image& prev, const of_image& next) {
+    f.census_rms0[0] = f.census_rms0[1] = -1.0;
     convert_level0(f, prev, kBufPyr0);
     convert_level0(f, next, kBufPyr1);
     if (f.c->cfg.robust == OF_ROBUST_SHADE_NORM) {
@@ -326,6 +327,7 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
 bool frame_of(of_context* c, int w, int h, Frame* f) {
     const of_config& cfg = c->cfg;
     f->c = c;
+    f->census_rms0[0] = f->census_rms0[1] = -1.0;
     f->levels = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, f->dims);
     if (f->levels > c->plan.levels) {
         c->sink().fail(OF_ERR_INTERNAL, "%s: %d levels > %d planned", c->algo->name, f->levels, c->plan.levels);

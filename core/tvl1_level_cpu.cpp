@@ -110,9 +110,14 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
         ca.ay = it.i1wy;
         ca.grad = it.grad;
         ca.rho_c = it.rho_c;
-        // eta: each frame's level noise and its level-0 contrast (core/census.hpp)
-        ca.eta0 = census_eta(level_noise(c, wa.i0), level_rms_gradient(c, f.level(kBufPyr0, 0)));
-        ca.eta1 = census_eta(level_noise(c, wa.i1), level_rms_gradient(c, f.level(kBufPyr1, 0)));
+        // eta: each frame's level noise and its level-0 contrast (core/census.hpp), the latter
+        // once per pair (Frame::census_rms0)
+        if (f.census_rms0[0] < 0.0) {
+            f.census_rms0[0] = level_rms_gradient(c, f.level(kBufPyr0, 0));
+            f.census_rms0[1] = level_rms_gradient(c, f.level(kBufPyr1, 0));
+        }
+        ca.eta0 = census_eta(level_noise(c, wa.i0), f.census_rms0[0]);
+        ca.eta1 = census_eta(level_noise(c, wa.i1), f.census_rms0[1]);
     }
 
     const double npix = static_cast<double>(d.w) * static_cast<double>(d.h);
