@@ -14,6 +14,7 @@
 //  - What it refuses: HS, CLG, LK and DIS (OF_ERR_UNSUPPORTED: TV-L1's only in this version) and
 //    backend CUDA (OF_ERR_UNSUPPORTED: CPU paths only in this version).
 #include "tests/check.hpp"
+#include "tests/host_plane.hpp"
 #include "tests/test_util.hpp"
 
 #include "core/census.hpp"
@@ -31,12 +32,7 @@ using namespace oflow;
 
 namespace {
 
-struct Img {
-    int w, h;
-    std::vector<float> v;
-    Img(int w_, int h_, float fill = 0.0f) : w(w_), h(h_), v(static_cast<std::size_t>(w_) * h_, fill) {}
-    Plane plane() { return Plane{v.data(), w, h, w}; }
-};
+using Img = oftest::HostPlane;
 
 // A smooth texture of several sinusoids on 0..255 (grey 60..190).
 Img texture(int w, int h) {

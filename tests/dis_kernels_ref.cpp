@@ -20,6 +20,7 @@
 //  - refine_tensor: equals the formula of the contract evaluated in double within 1e-4 relative
 //    (plus a floor) on random inputs, both colours, odd sizes.
 #include "check.hpp"
+#include "host_plane.hpp"
 
 #include "core/dis_kernels.hpp"
 #include "core/ref/dis_ref.hpp"
@@ -34,13 +35,7 @@ using namespace oflow;
 
 namespace {
 
-struct Img {
-    int w, h;
-    std::vector<float> v;
-    Img(int w_, int h_, float fill = 0.0f) : w(w_), h(h_), v(static_cast<size_t>(w_) * h_, fill) {}
-    Plane p() { return Plane{v.data(), w, h, w}; }
-    float& at(int x, int y) { return v[static_cast<size_t>(y) * w + x]; }
-};
+using Img = oftest::HostPlane;
 
 uint32_t g_rng = 12345;
 float urand() { // [0, 1)
@@ -78,7 +73,7 @@ void check_gradient() {
     Img a(19, 11), gx(19, 11), gy(19, 11);
     for (int y = 0; y < a.h; ++y)
         for (int x = 0; x < a.w; ++x) a.at(x, y) = static_cast<float>(3 * x - 2 * y + 7);
-    dis_gradient_ref(a.p(), gx.p(), gy.p(), 0, a.h);
+    dis_gradient_ref(a.plane(), gx.plane(), gy.plane(), 0, a.h);
     for (int y = 1; y < a.h - 1; ++y)
         for (int x = 1; x < a.w - 1; ++x) CHECK(gx.at(x, y) == 3.0f && gy.at(x, y) == -2.0f);
     // Border: the clamped neighbours halve the difference (one side replicated).
@@ -96,12 +91,12 @@ void check_box_sums() {
         double worst = 0.0;
         for (int ch = 0; ch < kDisSums; ++ch) {
             Img out(c[0], c[1], -1.0f);
-            const DisBoxArgs ba{gx.p(), gy.p(), row.p(), g, ch};
+            const DisBoxArgs ba{gx.plane(), gy.plane(), row.plane(), g, ch};
             dis_box_h_ref(ba, 0, c[1]);
-            Plane op = out.p();
+            Plane op = out.plane();
             op.w = g.nx;
             op.h = g.ny;
-            const DisBoxVArgs va{row.p(), op, g};
+            const DisBoxVArgs va{row.plane(), op, g};
             dis_box_v_ref(va, 0, g.ny / 2); // two bands: the split must not matter
             dis_box_v_ref(va, g.ny / 2, g.ny);
             for (int j = 0; j < g.ny; ++j)
@@ -139,10 +134,10 @@ void check_init() {
         }
     const DisGrid g = dis_grid(30, 20, 8, 3);
     Img sx(30, 20), sy(30, 20);
-    Plane a = sx.p(), b = sy.p();
+    Plane a = sx.plane(), b = sy.plane();
     a.w = b.w = g.nx;
     a.h = b.h = g.ny;
-    dis_init_ref(DisInitArgs{u1.p(), u2.p(), a, b, g}, 0, g.ny);
+    dis_init_ref(DisInitArgs{u1.plane(), u2.plane(), a, b, g}, 0, g.ny);
     for (int j = 0; j < g.ny; ++j)
         for (int k = 0; k < g.nx; ++k)
             CHECK(sx.at(k, j) == static_cast<float>(g.x(k) + 4 + 100 * (g.y(j) + 4)) &&
@@ -158,11 +153,11 @@ struct Sums {
 void patch_sums_of(Img& gx, Img& gy, const DisGrid& g, Sums* out, Plane* planes) {
     Img row(g.w, g.h);
     for (int ch = 0; ch < kDisSums; ++ch) {
-        dis_box_h_ref(DisBoxArgs{gx.p(), gy.p(), row.p(), g, ch}, 0, g.h);
-        planes[ch] = out->s[ch].p();
+        dis_box_h_ref(DisBoxArgs{gx.plane(), gy.plane(), row.plane(), g, ch}, 0, g.h);
+        planes[ch] = out->s[ch].plane();
         planes[ch].w = g.nx;
         planes[ch].h = g.ny;
-        dis_box_v_ref(DisBoxVArgs{row.p(), planes[ch], g}, 0, g.ny);
+        dis_box_v_ref(DisBoxVArgs{row.plane(), planes[ch], g}, 0, g.ny);
     }
 }
 
@@ -198,22 +193,22 @@ void check_search() {
             i0.at(x, y) = static_cast<float>(tex(x, y));
             i1.at(x, y) = static_cast<float>(tex(x - mx, y - my) + 9.0);
         }
-    dis_gradient_ref(i0.p(), gx.p(), gy.p(), 0, h);
+    dis_gradient_ref(i0.plane(), gx.plane(), gy.plane(), 0, h);
     const DisGrid g = dis_grid(w, h, 8, 4);
     Sums sums(w, h);
     DisSearchArgs a;
     patch_sums_of(gx, gy, g, &sums, a.sum);
     Img sx(w, h), sy(w, h), tx(w, h), ty(w, h), md(w, h);
     auto sparse = [&](Img& m) {
-        Plane p = m.p();
+        Plane p = m.plane();
         p.w = g.nx;
         p.h = g.ny;
         return p;
     };
-    a.i0 = i0.p();
-    a.i1 = i1.p();
-    a.gx = gx.p();
-    a.gy = gy.p();
+    a.i0 = i0.plane();
+    a.i1 = i1.plane();
+    a.gx = gx.plane();
+    a.gy = gy.plane();
     a.sx_in = sparse(sx);
     a.sy_in = sparse(sy);
     a.sx_out = sparse(tx);
@@ -246,13 +241,13 @@ void check_search() {
 
     // A flat frame 0: no patch is solvable, every patch keeps its start.
     Img f0(w, h, 100.0f), fgx(w, h), fgy(w, h);
-    dis_gradient_ref(f0.p(), fgx.p(), fgy.p(), 0, h);
+    dis_gradient_ref(f0.plane(), fgx.plane(), fgy.plane(), 0, h);
     Sums fs(w, h);
     DisSearchArgs b = a;
     patch_sums_of(fgx, fgy, g, &fs, b.sum);
-    b.i0 = f0.p();
-    b.gx = fgx.p();
-    b.gy = fgy.p();
+    b.i0 = f0.plane();
+    b.gx = fgx.plane();
+    b.gy = fgy.plane();
     for (int j = 0; j < g.ny; ++j)
         for (int k = 0; k < g.nx; ++k) {
             sx.at(k, j) = 0.25f * static_cast<float>(k);
@@ -288,7 +283,7 @@ void check_search() {
     Img er(w, h); // each patch's own E, as the search leaves it
     for (int j = 0; j < g.ny; ++j)
         for (int k = 0; k < g.nx; ++k) er.at(k, j) = static_cast<float>(mn_error(i0, i1, g, k, j, tx.at(k, j), ty.at(k, j)));
-    const DisPropagateArgs pa{i0.p(), i1.p(), sparse(tx), sparse(ty), sparse(er), sparse(sx), sparse(sy), g};
+    const DisPropagateArgs pa{i0.plane(), i1.plane(), sparse(tx), sparse(ty), sparse(er), sparse(sx), sparse(sy), g};
     dis_propagate_ref(pa, 0, g.ny);
     for (int j = 1; j + 1 < g.ny; ++j) {
         const int k = g.nx / 2 - 1;
@@ -314,12 +309,12 @@ void check_densify() {
                 md.at(k, j) = 20.0f * urand() - 10.0f;
             }
         auto sparse = [&](Img& m) {
-            Plane p = m.p();
+            Plane p = m.plane();
             p.w = g.nx;
             p.h = g.ny;
             return p;
         };
-        const DisDensifyArgs da{i0.p(), i1.p(), sparse(sx), sparse(sy), sparse(md), u1.p(), u2.p(), wgt.p(), g};
+        const DisDensifyArgs da{i0.plane(), i1.plane(), sparse(sx), sparse(sy), sparse(md), u1.plane(), u2.plane(), wgt.plane(), g};
         dis_densify_ref(da, 0, h / 3);
         dis_densify_ref(da, h / 3, h);
         double worst = 0.0;
@@ -364,10 +359,10 @@ void check_refine_tensor() {
         for (float& f : dv) f = urand() - 0.5f;
         std::vector<float> jr(static_cast<size_t>(kHsChannels) * 2 * hw * h, -7.0f);
         DisRefineArgs a;
-        a.i0 = i0.p();
-        a.i1w = i1w.p();
-        a.u1 = u1.p();
-        a.u2 = u2.p();
+        a.i0 = i0.plane();
+        a.i1w = i1w.plane();
+        a.u1 = u1.plane();
+        a.u2 = u2.plane();
         a.du_r = Plane{du.data(), hw, h, 2 * hw};
         a.du_b = Plane{du.data() + hw, hw, h, 2 * hw};
         a.dv_r = Plane{dv.data(), hw, h, 2 * hw};

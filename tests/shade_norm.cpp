@@ -14,6 +14,7 @@
 //    RANGE_MATCH, which matches one global gain only, stays above 1.8 (measured 0.97 and 1.96 on
 //    x86-64); HS, CLG and LK under SHADE_NORM reach at most 0.8 x their RANGE_MATCH EPE there.
 #include "tests/check.hpp"
+#include "tests/host_plane.hpp"
 #include "tests/test_util.hpp"
 
 #include "core/ref/kernels_ref.hpp"
@@ -29,13 +30,7 @@ using namespace oflow;
 
 namespace {
 
-struct Img {
-    int w, h;
-    std::vector<float> v;
-    Img(int w_, int h_, float fill = 0.0f) : w(w_), h(h_), v(static_cast<std::size_t>(w_) * h_, fill) {}
-    Plane plane() { return Plane{v.data(), w, h, w}; }
-    float at(int x, int y) const { return v[static_cast<std::size_t>(y) * w + x]; }
-};
+using Img = oftest::HostPlane;
 
 Img random_img(int w, int h, unsigned seed) {
     std::mt19937 rng(seed);
