@@ -41,6 +41,8 @@ void kernel_table_init_ref(KernelTable* t) {
     t->robust_sq = robust_sq_ref;
     t->robust_combine = robust_combine_ref;
     t->texture_energy = texture_energy_ref;
+    t->census_noise_sum = census_noise_sum_ref;
+    t->census_tvl1 = census_tvl1_ref;
     t->exposure_hist = exposure_hist_ref;
     t->map_range = map_range_ref;
     t->median_flow = median_flow_ref;

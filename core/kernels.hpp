@@ -83,6 +83,13 @@ struct KernelTable {
     /// Sum over rows [y0, y1) of gx^2 + gy^2 (central differences, clamped), each row summed
     /// in double from left to right, the rows in order.
     double (*texture_energy)(Plane src, int y0, int y1);
+    /// OF_ROBUST_CENSUS (core/census.hpp): census_noise_sum, the rows' part of a level's noise
+    /// estimate (sum of |Laplacian-difference| over interior pixels, each row in float, rows
+    /// added in double in order: census_noise_sigma() turns the bands' sum into sigma);
+    /// census_tvl1, TV-L1's equivalent channel of the rows (CensusArgs). Both the reference's on
+    /// every CPU path in this version.
+    double (*census_noise_sum)(Plane src, int y0, int y1);
+    void (*census_tvl1)(const CensusArgs& a, int y0, int y1);
     /// Adds the rows' counts to bins[exposure_bin(v)] (core/robust.hpp); map_range maps every
     /// value of the rows in place: v = clamp(v, t.lo, t.hi) * t.scale + t.bias (range_map()).
     void (*exposure_hist)(Plane src, unsigned* bins, int y0, int y1);

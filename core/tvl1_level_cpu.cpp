@@ -37,7 +37,7 @@ void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h) {
 // The noise sigma of a level (census_noise_sigma), its rows summed per band, bands in order.
 double level_noise(of_context* c, Plane p) {
     double* sums = band_sums(c);
-    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = census_noise_sum_ref(p, y0, y1); });
+    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = c->kt.census_noise_sum(p, y0, y1); });
     return census_noise_sigma(sum_bands(c, p.h), p.w, p.h);
 }
 
@@ -125,7 +125,7 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
     uint64_t n_run = 0;
     for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
         for_rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
-        if (census) for_rows(c, d.h, [&](int y0, int y1, int) { census_tvl1_ref(ca, y0, y1); });
+        if (census) for_rows(c, d.h, [&](int y0, int y1, int) { k.census_tvl1(ca, y0, y1); });
         for (uint32_t n = 0; n < job.max_iterations; ++n) {
             if (k.tvl1_iter_rows) {
                 iterate_pipelined(c, it, d.h);
