@@ -166,10 +166,17 @@ void normalize_pyramids(const Frame& f, const ExposureMatch& m) {
     }
 }
 
+// The root mean square of a plane's central-difference gradient (KernelTable::texture_energy),
+// its rows summed per band, bands in order.
+double rms_gradient(of_context* c, Plane p) {
+    double* sums = band_sums(c);
+    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = c->kt.texture_energy(p, y0, y1); });
+    return std::sqrt(sum_bands(c, p.h) / (static_cast<double>(p.w) * static_cast<double>(p.h)));
+}
+
 // Both pyramids of a pair; returns the exposure match (no_exposure_match() where the robust
 // mode has none).
 ExposureMatch build_pyramids(const Frame& f, const of_image& prev, const of_image& next) {
-    f.census_rms0[0] = f.census_rms0[1] = -1.0;
     convert_level0(f, prev, kBufPyr0);
     convert_level0(f, next, kBufPyr1);
     if (f.c->cfg.robust == OF_ROBUST_SHADE_NORM) {
@@ -179,6 +186,9 @@ ExposureMatch build_pyramids(const Frame& f, const of_image& prev, const of_imag
     const ExposureMatch m = robust_matches_exposure(f.c->cfg.robust) ? match_exposure(f) : no_exposure_match();
     finish_pyramid(f, kBufPyr0);
     finish_pyramid(f, kBufPyr1);
+    const bool census = f.c->cfg.robust == OF_ROBUST_CENSUS;
+    f.census_rms0[0] = census ? rms_gradient(f.c, f.level(kBufPyr0, 0)) : 0.0;
+    f.census_rms0[1] = census ? rms_gradient(f.c, f.level(kBufPyr1, 0)) : 0.0;
     return m;
 }
 
@@ -327,7 +337,7 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
 bool frame_of(of_context* c, int w, int h, Frame* f) {
     const of_config& cfg = c->cfg;
     f->c = c;
-    f->census_rms0[0] = f->census_rms0[1] = -1.0;
+    f->census_rms0[0] = f->census_rms0[1] = 0.0;
     f->levels = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, f->dims);
     if (f->levels > c->plan.levels) {
         c->sink().fail(OF_ERR_INTERNAL, "%s: %d levels > %d planned", c->algo->name, f->levels, c->plan.levels);

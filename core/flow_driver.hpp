@@ -24,9 +24,9 @@ struct Frame {
     of_context* c;
     LevelDims dims[kMaxLevels];
     int levels;
-    /// OF_ROBUST_CENSUS: the RMS gradient of level 0 of each pyramid (core/census.hpp's eta),
-    /// computed by the first level solved after the pyramids were built (build_pyramids resets
-    /// it to -1), so a pair pays one pass per frame, not one per level.
+    /// OF_ROBUST_CENSUS: the RMS central-difference gradient of level 0 of each pyramid
+    /// (core/census.hpp's eta), measured by build_pyramids once the pyramids are finished (one
+    /// pass per frame and pair, not one per level); 0 under every other mode.
     mutable double census_rms0[2];
 
     /// Level l of pyramid kBufPyr0 / kBufPyr1.

@@ -41,13 +41,6 @@ double level_noise(of_context* c, Plane p) {
     return census_noise_sigma(sum_bands(c, p.h), p.w, p.h);
 }
 
-// The root mean square of the level's central-difference gradient (KernelTable::texture_energy).
-double level_rms_gradient(of_context* c, Plane p) {
-    double* sums = band_sums(c);
-    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = c->kt.texture_energy(p, y0, y1); });
-    return std::sqrt(sum_bands(c, p.h) / (static_cast<double>(p.w) * static_cast<double>(p.h)));
-}
-
 } // namespace
 
 void tvl1_solve_level_cpu(const LevelJob& job) {
@@ -110,12 +103,8 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
         ca.ay = it.i1wy;
         ca.grad = it.grad;
         ca.rho_c = it.rho_c;
-        // eta: each frame's level noise and its level-0 contrast (core/census.hpp), the latter
-        // once per pair (Frame::census_rms0)
-        if (f.census_rms0[0] < 0.0) {
-            f.census_rms0[0] = level_rms_gradient(c, f.level(kBufPyr0, 0));
-            f.census_rms0[1] = level_rms_gradient(c, f.level(kBufPyr1, 0));
-        }
+        // eta: each frame's level noise and its level-0 contrast (core/census.hpp; the latter
+        // measured once per pair by build_pyramids: Frame::census_rms0)
         ca.eta0 = census_eta(level_noise(c, wa.i0), f.census_rms0[0]);
         ca.eta1 = census_eta(level_noise(c, wa.i1), f.census_rms0[1]);
     }
