@@ -21,6 +21,14 @@
 
 using namespace oftest;
 
+#if defined(__SANITIZE_ADDRESS__)
+#define OF_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OF_TEST_SANITIZED 1
+#endif
+#endif
+
 namespace {
 
 void* volatile g_sink;
@@ -103,9 +111,10 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
     got.reserve(256);
     size_t msg_len = 0;
 
-    // Three rounds (two under qemu, OF_TEST_UNDER_EMULATOR: the second round already repeats every
-    // call after the first has run it once).
-#if defined(OF_TEST_UNDER_EMULATOR)
+    // Three rounds (two under qemu, OF_TEST_UNDER_EMULATOR, and under ASan, OF_TEST_SANITIZED, where
+    // the calls run 4-5 times slower: the second round already repeats every call after the first
+    // has run it once).
+#if defined(OF_TEST_UNDER_EMULATOR) || defined(OF_TEST_SANITIZED)
     const int kRounds = 2;
 #else
     const int kRounds = 3;
