@@ -206,9 +206,13 @@ typedef enum of_robust {
                                    term robust by construction, one solve. Every pyramid level described
                                    by its soft census, 8 channels per pixel, d / sqrt(eta^2 + d^2) of the
                                    differences d to the 3x3 neighbours, eta following each frame's contrast
-                                   and noise, after the exposure match (as RANGE_MATCH); the channels'
-                                   linearised tensor is reduced per warp to its rank-one part, so TV-L1's
-                                   iteration runs unchanged. docs/accuracy.md has where it wins and loses */
+                                   and noise, after the exposure match (as RANGE_MATCH); levels >= 1
+                                   normalised at their own scale first (as LEVEL_NORM). The channels'
+                                   linearised tensor is split per warp into its two orthogonal
+                                   eigen-channels, whose L1 terms TV-L1's threshold takes in one
+                                   closed-form step each (its iteration in F32: precision F16 runs F32
+                                   here). With automatic levels the pyramid goes down to sides of 8 px
+                                   (16 in the other modes). docs/accuracy.md has where it wins and loses */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 
@@ -287,7 +291,7 @@ typedef struct of_config {
     uint32_t max_width;         /**< largest frame width; default 640; 1..32768 */
     uint32_t max_height;        /**< largest frame height; default 480; 1..32768 */
     of_pixel_format format;     /**< format of every input frame; default OF_PIXEL_U8 */
-    uint32_t levels;            /**< pyramid levels; default 0 = automatic (coarsest side >= 16 px); max 16 */
+    uint32_t levels;            /**< pyramid levels; default 0 = automatic (coarsest side >= 16 px; OF_ROBUST_CENSUS: 8 px); max 16 */
     float scale_factor;         /**< pyramid downscale per level; default 0.5; [0.01, 0.99] */
     uint32_t warps;             /**< re-linearisations per level; default 5; 1..100 (LK, DIS: must be 1, their default) */
     uint32_t iterations;        /**< inner iterations per warp; default 300; 1..100000 (LK: Newton steps per level;

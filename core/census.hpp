@@ -20,13 +20,26 @@
 // a_k = S dc1_k/dx (chain rule through d_k, with the warped gradient of frame 1 at x and at
 // x + o_k), S = kCensusScale (the channels' grey-level scale: it plays lambda's / alpha's role
 // against contrast-free channels). The solvers take it as:
-//  - HS, CLG, LK: the motion tensor summed over the channels, J = sum_k [a_k; r_k][a_k; r_k]^T
-//    (census_tensor());
-//  - TV-L1: the tensor's rank-one part, one equivalent channel (census_compress()): with
-//    J2 = sum_k a_k a_k^T (2x2), b = sum_k r_k a_k, lambda1 / e1 its largest eigenvalue /
-//    eigenvector, the channel is a = sqrt(lambda1) e1, rho_c = (e1 . b) / sqrt(lambda1) - a . u0:
-//    a single channel gives back exactly its own a and rho. TV-L1's threshold step then runs
-//    unchanged (one closed form per pixel, no per-channel dual).
+//  - HS, CLG, LK (not in this version: census is TV-L1's only): the motion tensor summed over
+//    the channels, J = sum_k [a_k; r_k][a_k; r_k]^T;
+//  - TV-L1: the tensor's two eigen-channels (census_tvl1): with J2 = sum_k a_k a_k^T (2x2),
+//    b = sum_k r_k a_k, lambda1 >= lambda2 its eigenvalues and e1, e2 their unit eigenvectors,
+//    channel i is a_i = sqrt(lambda_i) e_i, rho_i(u) = (e_i . b) / sqrt(lambda_i) + a_i . (u - u0).
+//    sum_i rho_i^2 equals sum_k rho_k^2 up to a constant (the same quadratic in u), and the L1
+//    term |rho_1| + |rho_2| takes both directions of the window's structure. As a_1 is
+//    orthogonal to a_2, TV-L1's threshold step over both is one closed-form step per channel
+//    (KernelTable::tvl1_calc_u2). Measured (docs/accuracy.md section 20): the tensor's rank-one
+//    part alone constrains one direction per pixel, and the occluding layers of the matrix ran
+//    2.2 px off with it against 0.7-0.8 with both.
+//
+// The pyramid under OF_ROBUST_CENSUS (core/flow_driver.cpp, core/plan.cpp):
+//  - levels >= 1 of both pyramids are normalised at their own scale before their census, as
+//    OF_ROBUST_LEVEL_NORM normalises them (its floor), level 0 is not: a 3x3 census of a coarse
+//    level whose texture has faded reads noise at the contrast-scaled eta, and the normalisation
+//    gives that level its structure back (the matrix's shading cells: 7.4 px without it, 1.1 with);
+//  - the automatic level count goes down to sides of kCensusMinSide (8) px instead of 16: a census
+//    difference captures a pixel or two per level, so a 40-60 px motion needs the 5th and 6th
+//    levels of a 320x240 frame (the photograph set's large class: 44 px with 4 levels, 2.6 with 6).
 // Pixels whose x + u0 leaves the level carry no data term (a = 0, rho = 0), as the warp's.
 #ifndef OFLOW_CORE_CENSUS_HPP
 #define OFLOW_CORE_CENSUS_HPP
@@ -40,6 +53,8 @@ const float kCensusEtaMin = 1.0f;     // grey levels
 const float kCensusEtaNoise = 1.0f;   // eta / sigma
 const float kCensusEtaContrast = 2.0f; // eta / the frame's RMS gradient at level 0
 const float kCensusScale = 30.0f;     // the channels' scale (S)
+const float kCensusMinorMin = 1e-6f;  // lambda2 / lambda1 below which the minor channel is off
+const int kCensusMinSide = 8;         // the automatic level count's smallest side (px)
 
 /// One channel's value and its derivative with respect to d: c = d / sqrt(eta^2 + d^2),
 /// dc/dd = eta^2 / (eta^2 + d^2)^(3/2).

@@ -152,14 +152,17 @@ void finish_pyramid(const Frame& f, HostBuf pyr) {
 // normalised at its own scale: the coarse levels keep the low frequencies that a
 // full-resolution normalisation removes. Runs after the texture rule has judged the levels as
 // they are (a level the normalisation would blow up from near-flat to full contrast stays cut).
+// OF_ROBUST_CENSUS: the same from level 1 on (core/census.hpp; level 0's census reads the
+// range-matched frames).
 // m: the pair's exposure match (each frame's floor, level_norm_floor()).
 void normalize_pyramids(const Frame& f, const ExposureMatch& m) {
     const of_config& cfg = f.c->cfg;
-    if (cfg.robust != OF_ROBUST_LEVEL_NORM) return;
+    if (cfg.robust != OF_ROBUST_LEVEL_NORM && cfg.robust != OF_ROBUST_CENSUS) return;
     // Levels finer than the finest the solver reads only carry the flow down: not normalised
     // unless a warm start judges its level's residual (Algorithm::finest_read_level).
     const Algorithm* a = f.c->algo;
-    const int first = a->finest_read_level && !cfg.warm_start ? static_cast<int>(a->finest_read_level(cfg)) : 0;
+    int first = a->finest_read_level && !cfg.warm_start ? static_cast<int>(a->finest_read_level(cfg)) : 0;
+    if (cfg.robust == OF_ROBUST_CENSUS && first < 1) first = 1;
     for (int l = first; l < f.levels; ++l) {
         normalize_level(f, kBufPyr0, l, level_norm_floor(m, 0));
         normalize_level(f, kBufPyr1, l, level_norm_floor(m, 1));
@@ -338,7 +341,7 @@ bool frame_of(of_context* c, int w, int h, Frame* f) {
     const of_config& cfg = c->cfg;
     f->c = c;
     f->census_rms0[0] = f->census_rms0[1] = 0.0;
-    f->levels = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, f->dims);
+    f->levels = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, f->dims, pyramid_min_side(cfg.robust));
     if (f->levels > c->plan.levels) {
         c->sink().fail(OF_ERR_INTERNAL, "%s: %d levels > %d planned", c->algo->name, f->levels, c->plan.levels);
         return false;

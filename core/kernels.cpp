@@ -37,6 +37,7 @@ void kernel_table_init_ref(KernelTable* t) {
     t->warp_image = warp_image_ref;
     t->tvl1_calc_u = tvl1_calc_u_ref;
     t->tvl1_calc_p = tvl1_calc_p_ref;
+    t->tvl1_calc_u2 = tvl1_calc_u2_ref;
     t->upsample_flow = upsample_flow_ref;
     t->robust_sq = robust_sq_ref;
     t->robust_combine = robust_combine_ref;

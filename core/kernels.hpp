@@ -45,12 +45,22 @@ struct Tvl1IterArgs {
     float tau_over_theta;
 };
 
-/// Inputs and outputs of OF_ROBUST_CENSUS's per-warp channel (core/census.hpp): i0 the level of
-/// frame 0, i1w / gx / gy frame 1 and its gradient warped at (u1, u2); out: TV-L1's equivalent
-/// channel (ax, ay), its |.|^2 (grad) and constant part (rho_c). eta0 / eta1: each frame's eta.
+/// A second linearised channel of TV-L1's threshold step, orthogonal to the first (major) one
+/// a1 = (i1wx, i1wy) at every pixel: a2 = q (-a1y, a1x), |a2|^2 = q^2 |a1|^2,
+/// rho2(u) = rho_c + a2 . u (OF_ROBUST_CENSUS's minor channel, core/census.hpp; q = 0: none).
+/// Being orthogonal, the threshold over both channels splits into one step per channel, exactly.
+struct Tvl1Minor {
+    Plane q, rho_c;
+};
+
+/// Inputs and outputs of OF_ROBUST_CENSUS's per-warp channels (core/census.hpp): i0 the level of
+/// frame 0, i1w / gx / gy frame 1 and its gradient warped at (u1, u2); out: TV-L1's two
+/// equivalent channels, the major one as (ax, ay), its |.|^2 (grad) and constant part (rho_c),
+/// the minor one (orthogonal to it) in `minor` (Tvl1Minor). eta0 / eta1: each frame's eta.
 struct CensusArgs {
     Plane i0, i1w, gx, gy, u1, u2;
     Plane ax, ay, grad, rho_c;
+    Tvl1Minor minor;
     float eta0, eta1;
 };
 
@@ -73,6 +83,10 @@ struct KernelTable {
     double (*tvl1_calc_u)(const Tvl1IterArgs& a, int y0, int y1);
     /// forward gradient + dual update.
     void (*tvl1_calc_p)(const Tvl1IterArgs& a, int y0, int y1);
+    /// tvl1_calc_u with a second channel b orthogonal to the first (Tvl1Minor): the threshold
+    /// step adds b's own step. Reads F32 duals (a table whose dual_bytes is 2 never runs it: the
+    /// census mode runs the F32 iteration). The reference's on every CPU path in this version.
+    double (*tvl1_calc_u2)(const Tvl1IterArgs& a, const Tvl1Minor& b, int y0, int y1);
     /// Bilinear upsampling of a flow component to dst's size, multiplied by `mult`.
     void (*upsample_flow)(Plane src, Plane dst, float mult, int y0, int y1);
     /// Exposure-robust stages (core/robust.hpp). robust_sq: sq = (src - mean)^2;

@@ -1,6 +1,7 @@
 #include "core/plan.hpp"
 
 #include "core/algorithm.hpp"
+#include "core/census.hpp"
 #include "core/robust.hpp"
 #include "core/schedule.hpp"
 
@@ -36,14 +37,16 @@ int scaled(int side, float factor) { return static_cast<int>(side * static_cast<
 
 std::ptrdiff_t host_pitch(int w) { return (static_cast<std::ptrdiff_t>(w) + 15) / 16 * 16; }
 
-int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims) {
+int pyramid_min_side(of_robust r) { return r == OF_ROBUST_CENSUS ? kCensusMinSide : kPyramidMinSide; }
+
+int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims, int min_side) {
     int levels = levels_cfg;
-    if (levels <= 0) { // automatic: the coarsest side stays >= 16 px
+    if (levels <= 0) { // automatic: the coarsest side stays >= min_side px
         levels = 1;
         int cw = w, ch = h;
         while (levels < kMaxLevels) {
             int nw = scaled(cw, factor), nh = scaled(ch, factor);
-            if (nw < 16 || nh < 16) break;
+            if (nw < min_side || nh < min_side) break;
             cw = nw;
             ch = nh;
             ++levels;
@@ -97,7 +100,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     Plan& p = *plan;
     p.backend = in.backend;
     p.levels = pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
-                            static_cast<int>(cfg.levels), cfg.scale_factor, p.dims);
+                            static_cast<int>(cfg.levels), cfg.scale_factor, p.dims, pyramid_min_side(cfg.robust));
     const bool split = in.backend == OF_BACKEND_CUDA && in.split_from > 0;
     if (split && in.split_from >= p.levels) return OF_ERR_INVALID_ARGUMENT;
     p.split_from = split ? in.split_from : 0;

@@ -19,6 +19,7 @@ namespace oflow {
 const int kMaxLevels = 16;
 const std::size_t kHostAlign = 64;
 const std::size_t kDeviceAlign = 256;
+const int kPyramidMinSide = 16; // the automatic level count's smallest side (px), by default
 
 /// Size of one pyramid level; pitch in elements (a multiple of 16 floats = 64 bytes).
 struct LevelDims {
@@ -27,8 +28,13 @@ struct LevelDims {
 };
 
 /// Level count and sizes for a w x h frame. levels_cfg 0 = automatic: as many levels as keep
-/// the coarsest side >= 16 px (at least 1). Sides shrink as max(1, (int)(side*factor + 0.5)).
-int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims);
+/// the coarsest side >= min_side px (at least 1; pyramid_min_side()). Sides shrink as
+/// max(1, (int)(side*factor + 0.5)).
+int pyramid_dims(int w, int h, int levels_cfg, float factor, LevelDims* dims, int min_side = kPyramidMinSide);
+
+/// The automatic level count's smallest side under robust mode r: kPyramidMinSide, or
+/// OF_ROBUST_CENSUS's kCensusMinSide (core/census.hpp).
+int pyramid_min_side(of_robust r);
 
 /// Pitch in floats of a host plane w floats wide: w rounded up to 16 (64 bytes).
 std::ptrdiff_t host_pitch(int w);

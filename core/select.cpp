@@ -251,15 +251,17 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     // CPU with FP16 arithmetic; elsewhere it runs F32 whatever was asked (of_info notes the
     // wish), and its F32 row models the run: the paths, the predicted time, the time budget.
     char unused_why[96];
-    const bool cpu_f16_runs =
-        alg->cpu_f16 && want != OF_BACKEND_REFERENCE && neon_usable(unused_why, sizeof unused_why) && neon_f16_arith();
+    // Under OF_ROBUST_CENSUS the CPU iteration is F32 (its two-channel threshold reads F32 duals,
+    // KernelTable::tvl1_calc_u2).
+    const bool cpu_f16_runs = alg->cpu_f16 && cfg.robust != OF_ROBUST_CENSUS && want != OF_BACKEND_REFERENCE &&
+                              neon_usable(unused_why, sizeof unused_why) && neon_f16_arith();
     of_precision model_prec = !gpu_path && !cpu_f16_runs ? OF_PRECISION_F32 : prec;
     o.row = platform::find_row(*o.table, algo, model_prec);
 
     // Levels of the maximum frame, and the table's wish for each (its GPU assumed present).
     LevelDims dims[kMaxLevels];
     const int levels = pyramid_dims(static_cast<int>(cfg.max_width), static_cast<int>(cfg.max_height),
-                                    static_cast<int>(cfg.levels), cfg.scale_factor, dims);
+                                    static_cast<int>(cfg.levels), cfg.scale_factor, dims, pyramid_min_side(cfg.robust));
     std::uint64_t areas[kMaxLevels];
     for (int l = 0; l < levels; ++l) areas[l] = static_cast<std::uint64_t>(dims[l].w) * static_cast<std::uint64_t>(dims[l].h);
     // The algorithm's iterations in the model (core/algorithm.hpp IterationModel; nullptr: the
@@ -394,7 +396,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         append_reason(o.reason, sizeof o.reason, text);
     }
     const bool cpu_neon = backend == OF_BACKEND_NEON || (o.split_from > 0 && o.cpu_backend == OF_BACKEND_NEON);
-    o.cpu_f16 = cpu_neon && prec == OF_PRECISION_F16 && neon_f16_arith() && alg->cpu_f16;
+    o.cpu_f16 = cpu_neon && prec == OF_PRECISION_F16 && neon_f16_arith() && alg->cpu_f16 && cfg.robust != OF_ROBUST_CENSUS;
     // The CPU levels' terms in the model (platform::cpu_cost): the reference's where the reference
     // runs them (explicitly, by AUTO's choice, or in a build without NEON), else NEON's.
     const bool cpu_reference = backend == OF_BACKEND_REFERENCE ||

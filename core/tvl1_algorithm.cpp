@@ -30,7 +30,8 @@ int tvl1_work_planes(const of_config& cfg) { return cfg.robust == OF_ROBUST_CENS
 
 const char* tvl1_work_plane_name(const of_config& cfg, int i) {
     static const char* const names[kTvPlanesCensus] = {"I1w", "I1wx", "I1wy", "I1x", "I1y", "grad2", "rho_c",
-                                                       "p11", "p12", "p21", "p22", "census_gx", "census_gy"};
+                                                       "p11", "p12", "p21", "p22", "census_gx", "census_gy",
+                                                       "minor_q", "minor_rho_c"};
     return i >= 0 && i < tvl1_work_planes(cfg) ? names[i] : "?";
 }
 

@@ -86,8 +86,10 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
     wa.rho_c = it.rho_c;
     for_rows(c, d.h, [&](int y0, int y1, int) { k.gradient(wa.i1, wa.i1x, wa.i1y, y0, y1); });
 
-    // OF_ROBUST_CENSUS: the warp's gradient goes to the census planes; the census channel then
-    // writes TV-L1's equivalent channel where the iteration reads it.
+    // OF_ROBUST_CENSUS: the warp's gradient goes to the census planes; the census channels then
+    // write TV-L1's major channel where the iteration reads it, and the minor one beside it
+    // (core/census.hpp); the iteration is tvl1_calc_u2 + tvl1_calc_p (F32 duals: select.cpp
+    // never installs the F16 iteration under census).
     const bool census = cfg.robust == OF_ROBUST_CENSUS;
     CensusArgs ca;
     if (census) {
@@ -103,6 +105,8 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
         ca.ay = it.i1wy;
         ca.grad = it.grad;
         ca.rho_c = it.rho_c;
+        ca.minor.q = f.algo(kTvMinorQ, l);
+        ca.minor.rho_c = f.algo(kTvMinorRhoC, l);
         // eta: each frame's level noise and its level-0 contrast (core/census.hpp; the latter
         // measured once per pair by build_pyramids: Frame::census_rms0)
         ca.eta0 = census_eta(level_noise(c, wa.i0), f.census_rms0[0]);
@@ -116,7 +120,12 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
         for_rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_warp(wa, y0, y1); });
         if (census) for_rows(c, d.h, [&](int y0, int y1, int) { k.census_tvl1(ca, y0, y1); });
         for (uint32_t n = 0; n < job.max_iterations; ++n) {
-            if (k.tvl1_iter_rows) {
+            if (census) {
+                for_rows(c, d.h, [&](int y0, int y1, int band) {
+                    sums[band * kBandSumStride] = k.tvl1_calc_u2(it, ca.minor, y0, y1);
+                });
+                for_rows(c, d.h, [&](int y0, int y1, int) { k.tvl1_calc_p(it, y0, y1); });
+            } else if (k.tvl1_iter_rows) {
                 iterate_pipelined(c, it, d.h);
             } else {
                 for_rows(c, d.h, [&](int y0, int y1, int band) {

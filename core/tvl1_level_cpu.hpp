@@ -14,9 +14,11 @@ enum Tvl1Plane : int {
     kTvGrad, kTvRhoC,              // |grad I1w|^2 and rho's constant part
     kTvP11, kTvP12, kTvP21, kTvP22, // duals
     kTvPlanes,
-    // OF_ROBUST_CENSUS only: the warp's gradient of frame 1, which the census channel reads
-    // before it writes TV-L1's equivalent channel into kTvI1wx / kTvI1wy
+    // OF_ROBUST_CENSUS only: the warp's gradient of frame 1, which the census channels read
+    // before they write TV-L1's major channel into kTvI1wx / kTvI1wy / kTvGrad / kTvRhoC; the
+    // minor channel (core/census.hpp)
     kTvCensusGx = kTvPlanes, kTvCensusGy,
+    kTvMinorQ, kTvMinorRhoC,
     kTvPlanesCensus
 };
 

@@ -1,5 +1,5 @@
 // OF_ROBUST_CENSUS's kernels, reference path (core/census.hpp has the data term): the noise
-// estimate of a level and TV-L1's per-warp census channel, compressed to one equivalent channel.
+// estimate of a level and TV-L1's per-warp census channels, the motion tensor's two eigen-channels.
 #include "core/ref/kernels_ref.hpp"
 
 #include "core/census.hpp"
@@ -50,10 +50,13 @@ void census_tvl1_ref(const CensusArgs& a, int y0, int y1) {
         float* oy = a.ay.row(y);
         float* og = a.grad.row(y);
         float* orho = a.rho_c.row(y);
+        float* mq = a.minor.q.row(y);
+        float* mrho = a.minor.rho_c.row(y);
         for (int x = 0; x < w; ++x) {
             const float px = static_cast<float>(x) + u1[x], py = static_cast<float>(y) + u2[x];
             if (!(px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1))) {
                 ox[x] = oy[x] = og[x] = orho[x] = 0.0f;
+                mq[x] = mrho[x] = 0.0f;
                 continue;
             }
             const float i0c = a.i0.row(y)[x], i1c = a.i1w.row(y)[x];
@@ -73,11 +76,13 @@ void census_tvl1_ref(const CensusArgs& a, int y0, int y1) {
                 b1 += kx * r;
                 b2 += ky * r;
             }
-            // Rank-one part of [j11 j12; j12 j22]: lambda1 and its unit eigenvector (c, d).
+            // [j11 j12; j12 j22]: lambda1 >= lambda2 and the unit eigenvectors e1 = (ex, ey),
+            // e2 = (-ey, ex).
             const float tr = j11 + j22, df = j11 - j22;
             const float l1 = 0.5f * (tr + std::sqrt(df * df + 4.0f * j12 * j12));
             if (!(l1 > 1e-12f)) {
                 ox[x] = oy[x] = og[x] = orho[x] = 0.0f;
+                mq[x] = mrho[x] = 0.0f;
                 continue;
             }
             float ex, ey;
@@ -101,6 +106,19 @@ void census_tvl1_ref(const CensusArgs& a, int y0, int y1) {
             oy[x] = cy;
             og[x] = l1;
             orho[x] = rt - cx * u1[x] - cy * u2[x];
+            // lambda2 = det / lambda1 (no cancellation against lambda1); a minor channel below
+            // kCensusMinorMin x lambda1 carries no data (rounding noise of a rank-one tensor).
+            const float det = j11 * j22 - j12 * j12;
+            const float l2 = det > 0.0f ? det / l1 : 0.0f;
+            if (l2 > kCensusMinorMin * l1) {
+                // a2 = sqrt(lambda2) e2 = q (-cy, cx) with q = sqrt(lambda2 / lambda1) (Tvl1Minor)
+                const float s2 = std::sqrt(l2), q = s2 / sl;
+                const float dx = -q * cy, dy = q * cx;
+                mq[x] = q;
+                mrho[x] = (ex * b2 - ey * b1) / s2 - dx * u1[x] - dy * u2[x];
+            } else {
+                mq[x] = mrho[x] = 0.0f;
+            }
         }
     }
 }

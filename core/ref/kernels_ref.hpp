@@ -17,6 +17,7 @@ void tvl1_warp_ref(const Tvl1WarpArgs& a, int y0, int y1);
 void warp_image_ref(Plane i0, Plane i1, Plane u1, Plane u2, Plane out, int y0, int y1);
 double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1);
 void tvl1_calc_p_ref(const Tvl1IterArgs& a, int y0, int y1);
+double tvl1_calc_u2_ref(const Tvl1IterArgs& a, const Tvl1Minor& b, int y0, int y1);
 void upsample_flow_ref(Plane src, Plane dst, float mult, int y0, int y1);
 void robust_sq_ref(Plane src, Plane mean, Plane sq, int y0, int y1);
 void robust_combine_ref(Plane src, Plane mean, Plane var, Plane dst, float floor, int y0, int y1);

@@ -21,7 +21,21 @@
 
 namespace oflow {
 
-double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1) {
+namespace {
+
+// The threshold step of one channel (the IPOL scheme's three cases): the step to add to u is
+// f (ix, iy), f = lt where rho < -lt g, -lt where rho > lt g, else -rho / g (0 where g <= 1e-10).
+inline float threshold_factor(float rho, float g, float lt) {
+    if (rho < -lt * g) return lt;
+    if (rho > lt * g) return -lt;
+    return g > 1e-10f ? -rho / g : 0.0f;
+}
+
+// calc_u over rows [y0, y1), with a second channel b when Two (orthogonal to the first at every
+// pixel, Tvl1Minor: the threshold of the sum of both L1 terms is the sum of each channel's own
+// step, each the three cases with its own rho and |a|^2).
+template <bool Two>
+double calc_u_rows(const Tvl1IterArgs& a, const Tvl1Minor* b, int y0, int y1) {
     const int w = a.u1.w;
     const float lt = a.lt, theta = a.theta;
     double err = 0.0;
@@ -38,24 +52,17 @@ double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1) {
         const float* iy = a.i1wy.row(y);
         const float* g2 = a.grad.row(y);
         const float* rc = a.rho_c.row(y);
+        const float* q = Two ? b->q.row(y) : nullptr;
+        const float* rc2 = Two ? b->rho_c.row(y) : nullptr;
         float row_err = 0.0f;
         for (int x = 0; x < w; ++x) {
-            const float rho = rc[x] + ix[x] * u1[x] + iy[x] * u2[x];
-            const float g = g2[x];
-            float d1, d2;
-            if (rho < -lt * g) {
-                d1 = lt * ix[x];
-                d2 = lt * iy[x];
-            } else if (rho > lt * g) {
-                d1 = -lt * ix[x];
-                d2 = -lt * iy[x];
-            } else if (g > 1e-10f) {
-                const float f = -rho / g;
-                d1 = f * ix[x];
-                d2 = f * iy[x];
-            } else {
-                d1 = 0.0f;
-                d2 = 0.0f;
+            const float f = threshold_factor(rc[x] + ix[x] * u1[x] + iy[x] * u2[x], g2[x], lt);
+            float d1 = f * ix[x], d2 = f * iy[x];
+            if (Two) {
+                const float jx = -q[x] * iy[x], jy = q[x] * ix[x];
+                const float f2 = threshold_factor(rc2[x] + jx * u1[x] + jy * u2[x], q[x] * q[x] * g2[x], lt);
+                d1 += f2 * jx;
+                d2 += f2 * jy;
             }
             const float div1 = p11[x] - (x > 0 ? p11[x - 1] : 0.0f) + p12[x] - (p12u ? p12u[x] : 0.0f);
             const float div2 = p21[x] - (x > 0 ? p21[x - 1] : 0.0f) + p22[x] - (p22u ? p22u[x] : 0.0f);
@@ -68,6 +75,14 @@ double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1) {
         err += static_cast<double>(row_err);
     }
     return err;
+}
+
+} // namespace
+
+double tvl1_calc_u_ref(const Tvl1IterArgs& a, int y0, int y1) { return calc_u_rows<false>(a, nullptr, y0, y1); }
+
+double tvl1_calc_u2_ref(const Tvl1IterArgs& a, const Tvl1Minor& b, int y0, int y1) {
+    return calc_u_rows<true>(a, &b, y0, y1);
 }
 
 void tvl1_calc_p_ref(const Tvl1IterArgs& a, int y0, int y1) {
