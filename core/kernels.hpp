@@ -85,7 +85,7 @@ struct KernelTable {
     void (*tvl1_calc_p)(const Tvl1IterArgs& a, int y0, int y1);
     /// tvl1_calc_u with a second channel b orthogonal to the first (Tvl1Minor): the threshold
     /// step adds b's own step. Reads F32 duals (a table whose dual_bytes is 2 never runs it: the
-    /// census mode runs the F32 iteration). The reference's on every CPU path in this version.
+    /// census mode runs the F32 iteration).
     double (*tvl1_calc_u2)(const Tvl1IterArgs& a, const Tvl1Minor& b, int y0, int y1);
     /// Bilinear upsampling of a flow component to dst's size, multiplied by `mult`.
     void (*upsample_flow)(Plane src, Plane dst, float mult, int y0, int y1);

@@ -52,6 +52,7 @@ void kernel_table_init_neon(KernelTable* t, bool f16) {
     t->tvl1_warp = tvl1_warp_neon;
     t->upsample_flow = upsample_flow_neon;
     t->tvl1_calc_u = tvl1_calc_u_neon;
+    t->tvl1_calc_u2 = tvl1_calc_u2_neon;
     t->tvl1_calc_p = tvl1_calc_p_neon;
     t->tvl1_iter_rows = tvl1_iter_rows_neon;
     t->median_flow = median_flow_neon;

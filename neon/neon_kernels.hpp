@@ -23,6 +23,7 @@ void tvl1_warp_neon(const Tvl1WarpArgs& a, int y0, int y1);
 
 // tvl1_neon.cpp (F32)
 double tvl1_calc_u_neon(const Tvl1IterArgs& a, int y0, int y1);
+double tvl1_calc_u2_neon(const Tvl1IterArgs& a, const Tvl1Minor& b, int y0, int y1);
 void tvl1_calc_p_neon(const Tvl1IterArgs& a, int y0, int y1);
 double tvl1_iter_rows_neon(const Tvl1IterArgs& a, int y0, int y1);
 

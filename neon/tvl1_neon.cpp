@@ -35,26 +35,43 @@ struct URowPtrs {
     const float *p11, *p12, *p21, *p22;
     const float *p12u, *p22u; // p12, p22 of the row above; null on row 0 (p(y - 1) = 0)
     const float *ix, *iy, *g2, *rc;
+    const float *q, *rc2; // the minor channel (Tvl1Minor); read only by the Two instantiations
 };
 
 struct UConsts {
     float32x4_t lt, nlt, theta, gmin;
 };
 
+// The threshold factor of one channel (top comment): lt where rho < -lt g, -lt where rho > lt g,
+// else -rho / g (0 where g <= gmin).
+inline float32x4_t threshold_factor(float32x4_t rho, float32x4_t g, const UConsts& c) {
+    const float32x4_t ltg = vmulq_f32(c.lt, g), nrho = vnegq_f32(rho);
+    float32x4_t f = keep(vdivq_f32(nrho, g), vcgtq_f32(g, c.gmin));
+    f = vbslq_f32(vcgtq_f32(rho, ltg), c.nlt, f); // rho > lt g2
+    return vbslq_f32(vcgtq_f32(nrho, ltg), c.lt, f); // rho < -lt g2
+}
+
 // calc_u on lanes [0, n) at column x; l11/l21 carry p11/p21 of the previous vector (the
 // backward difference's left neighbours). Adds the squared changes of lanes [0, n) to *acc.
 // Above: the row has a row above (else its p terms are 0 and p12u/p22u are not read).
-template <bool Above>
+// Two: the minor channel a2 = q (-iy, ix), |a2|^2 = q^2 g2 adds its own step (Tvl1Minor).
+template <bool Above, bool Two>
 inline void u_step(const URowPtrs& r, int x, int n, const UConsts& c, float32x4_t* l11,
                    float32x4_t* l21, float32x4_t* acc) {
     const float32x4_t zero = vdupq_n_f32(0.0f);
     const float32x4_t u1 = load_n(r.u1 + x, n), u2 = load_n(r.u2 + x, n);
     const float32x4_t ix = load_n(r.ix + x, n), iy = load_n(r.iy + x, n), g = load_n(r.g2 + x, n);
     const float32x4_t rho = vfmaq_f32(vfmaq_f32(load_n(r.rc + x, n), ix, u1), iy, u2);
-    const float32x4_t ltg = vmulq_f32(c.lt, g), nrho = vnegq_f32(rho);
-    float32x4_t f = keep(vdivq_f32(nrho, g), vcgtq_f32(g, c.gmin));
-    f = vbslq_f32(vcgtq_f32(rho, ltg), c.nlt, f); // rho > lt g2
-    f = vbslq_f32(vcgtq_f32(nrho, ltg), c.lt, f); // rho < -lt g2
+    const float32x4_t f = threshold_factor(rho, g, c);
+    float32x4_t s1 = vmulq_f32(f, ix), s2 = vmulq_f32(f, iy);
+    if (Two) {
+        const float32x4_t q = load_n(r.q + x, n);
+        const float32x4_t jx = vnegq_f32(vmulq_f32(q, iy)), jy = vmulq_f32(q, ix);
+        const float32x4_t rho2 = vfmaq_f32(vfmaq_f32(load_n(r.rc2 + x, n), jx, u1), jy, u2);
+        const float32x4_t f2 = threshold_factor(rho2, vmulq_f32(vmulq_f32(q, q), g), c);
+        s1 = vfmaq_f32(s1, f2, jx);
+        s2 = vfmaq_f32(s2, f2, jy);
+    }
     const float32x4_t p11 = load_n(r.p11 + x, n), p12 = load_n(r.p12 + x, n);
     const float32x4_t p21 = load_n(r.p21 + x, n), p22 = load_n(r.p22 + x, n);
     float32x4_t p12u = zero, p22u = zero;
@@ -66,8 +83,8 @@ inline void u_step(const URowPtrs& r, int x, int n, const UConsts& c, float32x4_
     const float32x4_t div2 = vsubq_f32(vaddq_f32(vsubq_f32(p21, vextq_f32(*l21, p21, 3)), p22), p22u);
     *l11 = p11;
     *l21 = p21;
-    const float32x4_t n1 = vfmaq_f32(vaddq_f32(u1, vmulq_f32(f, ix)), c.theta, div1);
-    const float32x4_t n2 = vfmaq_f32(vaddq_f32(u2, vmulq_f32(f, iy)), c.theta, div2);
+    const float32x4_t n1 = vfmaq_f32(vaddq_f32(u1, s1), c.theta, div1);
+    const float32x4_t n2 = vfmaq_f32(vaddq_f32(u2, s2), c.theta, div2);
     store_n(r.u1 + x, n1, n);
     store_n(r.u2 + x, n2, n);
     const uint32x4_t valid = lanes_below(n);
@@ -75,17 +92,18 @@ inline void u_step(const URowPtrs& r, int x, int n, const UConsts& c, float32x4_
     *acc = vfmaq_f32(vfmaq_f32(*acc, e1, e1), e2, e2);
 }
 
-template <bool Above>
+template <bool Above, bool Two>
 float u_row_pass(const URowPtrs r, int w, const UConsts c) { // copies: no reloads after stores
     float32x4_t l11 = vdupq_n_f32(0.0f), l21 = l11, acc = l11;
     int x = 0;
-    for (; x + kLanes <= w; x += kLanes) u_step<Above>(r, x, kLanes, c, &l11, &l21, &acc);
-    if (x < w) u_step<Above>(r, x, w - x, c, &l11, &l21, &acc);
+    for (; x + kLanes <= w; x += kLanes) u_step<Above, Two>(r, x, kLanes, c, &l11, &l21, &acc);
+    if (x < w) u_step<Above, Two>(r, x, w - x, c, &l11, &l21, &acc);
     return vaddvq_f32(acc);
 }
 
-// calc_u of row y; returns the row's sum of |u_new - u_old|^2.
-float u_row(const Tvl1IterArgs& a, int y) {
+// calc_u of row y, with the minor channel b where b is not null; returns the row's sum of
+// |u_new - u_old|^2.
+float u_row_any(const Tvl1IterArgs& a, const Tvl1Minor* b, int y) {
     const int w = a.u1.w;
     URowPtrs r;
     r.u1 = a.u1.row(y);
@@ -100,13 +118,18 @@ float u_row(const Tvl1IterArgs& a, int y) {
     r.iy = a.i1wy.row(y);
     r.g2 = a.grad.row(y);
     r.rc = a.rho_c.row(y);
+    r.q = b ? b->q.row(y) : nullptr;
+    r.rc2 = b ? b->rho_c.row(y) : nullptr;
     UConsts c;
     c.lt = vdupq_n_f32(a.lt);
     c.nlt = vdupq_n_f32(-a.lt);
     c.theta = vdupq_n_f32(a.theta);
     c.gmin = vdupq_n_f32(1e-10f);
-    return y > 0 ? u_row_pass<true>(r, w, c) : u_row_pass<false>(r, w, c);
+    if (b) return y > 0 ? u_row_pass<true, true>(r, w, c) : u_row_pass<false, true>(r, w, c);
+    return y > 0 ? u_row_pass<true, false>(r, w, c) : u_row_pass<false, false>(r, w, c);
 }
+
+float u_row(const Tvl1IterArgs& a, int y) { return u_row_any(a, nullptr, y); }
 
 struct PRowPtrs {
     const float *u1, *u2;
@@ -174,6 +197,12 @@ void p_row(const Tvl1IterArgs& a, int y) {
 } // namespace
 
 double tvl1_calc_u_neon(const Tvl1IterArgs& a, int y0, int y1) { return calc_u_rows<u_row>(a, y0, y1); }
+
+double tvl1_calc_u2_neon(const Tvl1IterArgs& a, const Tvl1Minor& b, int y0, int y1) {
+    double err = 0.0;
+    for (int y = y0; y < y1; ++y) err += static_cast<double>(u_row_any(a, &b, y));
+    return err;
+}
 
 void tvl1_calc_p_neon(const Tvl1IterArgs& a, int y0, int y1) { calc_p_rows<p_row>(a, y0, y1); }
 

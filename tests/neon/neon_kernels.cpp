@@ -653,6 +653,7 @@ void check_table(bool f16) {
     CHECK(t.blur_h == blur_h_neon && t.blur_v == blur_v_neon && t.resample == resample_neon);
     CHECK(t.gradient == gradient_neon && t.tvl1_warp == tvl1_warp_neon && t.upsample_flow == upsample_flow_neon);
     CHECK(t.median_flow == median_flow_neon);
+    CHECK(t.tvl1_calc_u2 == tvl1_calc_u2_neon);
     CHECK(t.tvl1_iter_rows != nullptr);
     const bool want16 = f16 && neon_has_f16_arith();
     CHECK(t.dual_bytes == (want16 ? 2u : 4u));
@@ -663,6 +664,92 @@ void check_table(bool f16) {
 #else
     CHECK(!want16 && t.tvl1_calc_u == tvl1_calc_u_neon && t.tvl1_iter_rows == tvl1_iter_rows_neon);
 #endif
+}
+
+// tvl1_calc_u2_neon (OF_ROBUST_CENSUS's two-channel threshold, F32) against the reference, from
+// equal random states, rows split in two bands: every u within 1e-5 of its scale (|u|, the
+// threshold steps' reach lt (|a1| + |a2|), theta times the divergence's terms), the error sums
+// within 1e-4; pixels with no minor channel (q = 0) and no data (a1 = 0) included.
+void check_calc_u2(Rng& rng) {
+    const int widths[] = {1, 3, 4, 5, 7, 8, 13, 17, 64};
+    const float lt = kLambda * kTheta;
+    double worst = 0.0;
+    long values = 0;
+    for (int w : widths) {
+        const int h = 6;
+        const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+        std::vector<float> st[12];
+        for (auto& v : st) v.assign(n, 0.0f);
+        // 0 u1, 1 u2, 2..5 p11 p12 p21 p22, 6 ix, 7 iy, 8 grad, 9 rho_c, 10 q, 11 minor rho_c
+        for (std::size_t i = 0; i < n; ++i) {
+            st[0][i] = rng.uni(-3.0f, 3.0f);
+            st[1][i] = rng.uni(-3.0f, 3.0f);
+            for (int k = 2; k < 6; ++k) st[k][i] = rng.uni(-1.0f, 1.0f);
+            const bool flat = rng.below(9) == 0;
+            st[6][i] = flat ? 0.0f : rng.uni(-30.0f, 30.0f);
+            st[7][i] = flat ? 0.0f : rng.uni(-30.0f, 30.0f);
+            st[8][i] = st[6][i] * st[6][i] + st[7][i] * st[7][i];
+            st[9][i] = rng.uni(-40.0f, 40.0f);
+            st[10][i] = rng.below(5) == 0 ? 0.0f : rng.uni(0.0f, 1.0f);
+            st[11][i] = rng.uni(-40.0f, 40.0f);
+        }
+        std::vector<float> ru1 = st[0], ru2 = st[1], nu1 = st[0], nu2 = st[1];
+        auto plane = [w, h](std::vector<float>& v) {
+            Plane p;
+            p.data = v.data();
+            p.w = w;
+            p.h = h;
+            p.pitch = w;
+            return p;
+        };
+        Tvl1IterArgs a;
+        a.p11 = plane(st[2]);
+        a.p12 = plane(st[3]);
+        a.p21 = plane(st[4]);
+        a.p22 = plane(st[5]);
+        a.i1wx = plane(st[6]);
+        a.i1wy = plane(st[7]);
+        a.grad = plane(st[8]);
+        a.rho_c = plane(st[9]);
+        a.lt = lt;
+        a.theta = kTheta;
+        a.tau_over_theta = 0.25f / kTheta;
+        Tvl1Minor m;
+        m.q = plane(st[10]);
+        m.rho_c = plane(st[11]);
+        double er = 0.0, en = 0.0;
+        for (int band = 0; band < 2; ++band) {
+            const int y0 = band == 0 ? 0 : h / 2, y1 = band == 0 ? h / 2 : h;
+            Tvl1IterArgs ar = a, an = a;
+            ar.u1 = plane(ru1);
+            ar.u2 = plane(ru2);
+            an.u1 = plane(nu1);
+            an.u2 = plane(nu2);
+            er += tvl1_calc_u2_ref(ar, m, y0, y1);
+            en += tvl1_calc_u2_neon(an, m, y0, y1);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const double a1 = std::hypot(st[6][i], st[7][i]), a2 = st[10][i] * a1;
+            const double scale = std::fabs(st[0][i]) + std::fabs(st[1][i]) + lt * (a1 + a2) + kTheta * 4.0 + 1e-6;
+            // The threshold's condition (top comment), per channel: an F32 rounding of rho, 2^-22
+            // of its terms, moves the step by up to min(2 lt |a|, d rho / |a|).
+            const double u1 = std::fabs(st[0][i]), u2 = std::fabs(st[1][i]), qa = st[10][i];
+            const double t1 = std::fabs(st[9][i]) + std::fabs(st[6][i]) * u1 + std::fabs(st[7][i]) * u2;
+            const double t2 = std::fabs(st[11][i]) + qa * (std::fabs(st[7][i]) * u1 + std::fabs(st[6][i]) * u2);
+            const double eps = std::ldexp(1.0, -22);
+            const double cond = (a1 > 0.0 ? std::fmin(2.0 * lt * a1, eps * t1 / a1) : 0.0) +
+                                (a2 > 0.0 ? std::fmin(2.0 * lt * a2, eps * t2 / a2) : 0.0);
+            const double d = std::fmax(std::fabs(static_cast<double>(nu1[i]) - ru1[i]),
+                                       std::fabs(static_cast<double>(nu2[i]) - ru2[i]));
+            worst = std::fmax(worst, std::isfinite(d) ? d / scale : HUGE_VAL);
+            CHECK_MSG(d <= 1e-5 * scale + cond, "calc_u2 w %d pixel %zu: u (%.9g, %.9g) vs (%.9g, %.9g)", w, i,
+                      static_cast<double>(nu1[i]), static_cast<double>(nu2[i]), static_cast<double>(ru1[i]),
+                      static_cast<double>(ru2[i]));
+        }
+        CHECK_MSG(std::fabs(en - er) <= 1e-4 * std::fabs(er) + 1e-6, "calc_u2 w %d: error sum %.9g vs %.9g", w, en, er);
+        values += 2L * static_cast<long>(n);
+    }
+    record("calc_u2 (census's two channels), u", worst, 1e-5, values);
 }
 
 } // namespace
@@ -687,6 +774,7 @@ int main() {
     check_median(rng);
     check_iteration_stage(rng, false);
     check_pipeline(rng, false);
+    check_calc_u2(rng);
     if (neon_f16_kernels_callable()) { // built, and runnable here (emulated on x86-64)
         check_iteration_stage(rng, true);
         check_pipeline(rng, true);
