@@ -20,8 +20,9 @@
 // a_k = S dc1_k/dx (chain rule through d_k, with the warped gradient of frame 1 at x and at
 // x + o_k), S = kCensusScale (the channels' grey-level scale: it plays lambda's / alpha's role
 // against contrast-free channels). The solvers take it as:
-//  - HS, CLG, LK (not in this version: census is TV-L1's only): the motion tensor summed over
-//    the channels, J = sum_k [a_k; r_k][a_k; r_k]^T;
+//  - HS, CLG: the motion tensor summed over the channels, J = sum_k [a_k; r_k][a_k; r_k]^T
+//    (HsKernels::census_tensor, at the warp's flow: HS / CLG solve an increment), solved by the
+//    coupled updates (rank two); LK: not in this version;
 //  - TV-L1: the tensor's two eigen-channels (census_tvl1): with J2 = sum_k a_k a_k^T (2x2),
 //    b = sum_k r_k a_k, lambda1 >= lambda2 its eigenvalues and e1, e2 their unit eigenvectors,
 //    channel i is a_i = sqrt(lambda_i) e_i, rho_i(u) = (e_i . b) / sqrt(lambda_i) + a_i . (u - u0).

@@ -61,6 +61,12 @@ void median_flow(of_context* c, Plane u1, Plane u2, Plane tmp, int size) {
     }
 }
 
+double census_level_noise(of_context* c, Plane p) {
+    double* sums = band_sums(c);
+    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = c->kt.census_noise_sum(p, y0, y1); });
+    return census_noise_sigma(sum_bands(c, p.h), p.w, p.h);
+}
+
 namespace {
 
 // Local contrast normalisation (core/robust.hpp) of level l of a pyramid, in place: level 0

@@ -53,6 +53,17 @@ struct HsTensorArgs {
     Plane j[kHsChannels]; // out
 };
 
+/// OF_ROBUST_CENSUS's motion tensor for HS and CLG (core/census.hpp): the 8 census channels'
+/// sums at the warped flow, j[kJ11] = sum a_kx^2, j[kJ12] = sum a_kx a_ky, j[kJ22] = sum a_ky^2,
+/// j[kJ13] = sum a_kx r_k, j[kJ23] = sum a_ky r_k, from i0, frame 1 warped (i1w) and its
+/// gradient (gx, gy: central differences of i1w); 0 where x + u leaves the level. eta0 / eta1:
+/// each frame's eta. The census rows' kernel, the reference's on every CPU path in this version.
+struct CensusTensorArgs {
+    Plane i0, i1w, gx, gy, u1, u2;
+    Plane j[kHsChannels]; // out
+    float eta0, eta1;
+};
+
 /// One Jacobi iteration over full planes: reads du, dv (iterate k), writes du_next, dv_next.
 ///  hs_jacobi (Horn-Schunck's update, the 2x2 solve in closed form, ix/iy/it only):
 ///     n = ix m(du) + iy m(dv) + it,  d = a2 + ix^2 + iy^2
@@ -112,6 +123,7 @@ struct HsKernels {
     void (*rb_split)(Plane src, Plane red, Plane black, int y0, int y1);
     void (*rb_merge)(Plane red, Plane black, Plane dst, int y0, int y1);
     double (*sor_half_sweep)(const HsSorArgs& a, int y0, int y1);
+    void (*census_tensor)(const CensusTensorArgs& a, int y0, int y1);
 };
 
 /// Fills t with the reference kernels (core/ref/hs_ref.cpp).

@@ -5,6 +5,7 @@
 // fixed point.
 #include "core/hs_level_cpu.hpp"
 
+#include "core/census.hpp"
 #include "core/flow_driver.hpp"
 
 #include <utility>
@@ -12,7 +13,8 @@
 namespace oflow {
 
 int hs_work_planes(const of_config& cfg) {
-    const bool tensor = cfg.algorithm == OF_ALGO_CLG || cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    const bool tensor =
+        cfg.algorithm == OF_ALGO_CLG || cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR || cfg.robust == OF_ROBUST_CENSUS;
     return tensor ? kHsPlanesAll : kHsPlanesJacobi;
 }
 
@@ -79,6 +81,16 @@ void hs_sor_merge(of_context* c, const HsSorPairs& p) {
 }
 
 namespace {
+
+// The tensor stage's planes of level l: the derivatives in, the tensor planes (kHsJ0 ..) out.
+HsTensorArgs tensor_args(const Frame& f, int l, const HsDerivArgs& da) {
+    HsTensorArgs ta;
+    ta.ix = da.ix;
+    ta.iy = da.iy;
+    ta.it = da.it;
+    for (int ch = 0; ch < kHsChannels; ++ch) ta.j[ch] = f.algo(kHsJ0 + ch, l);
+    return ta;
+}
 
 // u += du over the level.
 void add_increment(of_context* c, Plane u, Plane du) {
@@ -172,29 +184,48 @@ void hs_solve_level_cpu(const LevelJob& job) {
     const int h = f.dims[l].h;
     const bool clg = cfg.algorithm == OF_ALGO_CLG;
     const bool sor = cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
+    // OF_ROBUST_CENSUS (core/census.hpp): the census channels' tensor replaces the intensity's,
+    // from frame 1 warped and its central-difference gradient (in the Ix / Iy planes, which the
+    // census path does not otherwise use). The tensor has rank two, so HS solves it with the
+    // coupled updates (CLG's Jacobi, rho 0, or SOR) instead of its rank-one closed form.
+    const bool census = cfg.robust == OF_ROBUST_CENSUS;
     const Plane i0 = f.level(kBufPyr0, l), i1 = f.level(kBufPyr1, l);
     HsDerivArgs da{i0, f.algo(kHsI1w, l), f.algo(kHsIx, l), f.algo(kHsIy, l), f.algo(kHsIt, l)};
+    CensusTensorArgs ca;
+    if (census) {
+        ca.i0 = i0;
+        ca.i1w = da.i1w;
+        ca.gx = da.ix;
+        ca.gy = da.iy;
+        ca.u1 = job.u1;
+        ca.u2 = job.u2;
+        for (int ch = 0; ch < kHsChannels; ++ch) ca.j[ch] = f.algo(kHsJ0 + ch, l);
+        ca.eta0 = census_eta(census_level_noise(c, i0), f.census_rms0[0]);
+        ca.eta1 = census_eta(census_level_noise(c, i1), f.census_rms0[1]);
+    }
     const int median = static_cast<int>(cfg.median_size);
     for (uint32_t warp = 0; warp < cfg.warps; ++warp) {
         for_rows(c, h, [&](int y0, int y1, int) { kt.warp_image(i0, i1, job.u1, job.u2, da.i1w, y0, y1); });
-        for_rows(c, h, [&](int y0, int y1, int) { k.derivatives(da, y0, y1); });
-        if (clg || sor) {
-            HsTensorArgs ta;
-            ta.ix = da.ix;
-            ta.iy = da.iy;
-            ta.it = da.it;
-            for (int ch = 0; ch < kHsChannels; ++ch) ta.j[ch] = f.algo(kHsJ0 + ch, l);
-            for_rows(c, h, [&](int y0, int y1, int) { k.tensor(ta, y0, y1); });
-            if (clg && c->rho_blur.radius > 0) { // all channels in one pass, through the free planes
-                const Plane tmp[kHsChannels] = {f.algo(kHsI1w, l), f.algo(kHsIx, l), f.algo(kHsIy, l), f.algo(kHsIt, l),
-                                                f.algo(kHsExtra, l)};
-                for_rows(c, h, [&](int y0, int y1, int) { k.blur_h_multi(ta.j, tmp, kHsChannels, c->rho_blur, y0, y1); });
-                for_rows(c, h, [&](int y0, int y1, int) { k.blur_v_multi(tmp, ta.j, kHsChannels, c->rho_blur, y0, y1); });
+        if (census) {
+            for_rows(c, h, [&](int y0, int y1, int) { kt.gradient(da.i1w, ca.gx, ca.gy, y0, y1); });
+            for_rows(c, h, [&](int y0, int y1, int) { k.census_tensor(ca, y0, y1); });
+        } else {
+            for_rows(c, h, [&](int y0, int y1, int) { k.derivatives(da, y0, y1); });
+            if (clg || sor) {
+                const HsTensorArgs ta = tensor_args(f, l, da);
+                for_rows(c, h, [&](int y0, int y1, int) { k.tensor(ta, y0, y1); });
             }
+        }
+        if (clg && c->rho_blur.radius > 0) { // all channels in one pass, through the free planes
+            const HsTensorArgs ta = tensor_args(f, l, da);
+            const Plane tmp[kHsChannels] = {f.algo(kHsI1w, l), f.algo(kHsIx, l), f.algo(kHsIy, l), f.algo(kHsIt, l),
+                                            f.algo(kHsExtra, l)};
+            for_rows(c, h, [&](int y0, int y1, int) { k.blur_h_multi(ta.j, tmp, kHsChannels, c->rho_blur, y0, y1); });
+            for_rows(c, h, [&](int y0, int y1, int) { k.blur_v_multi(tmp, ta.j, kHsChannels, c->rho_blur, y0, y1); });
         }
         Plane du, dv;
         const uint32_t n = sor ? solve_sor(c, f, l, job.max_iterations, &du, &dv)
-                               : solve_jacobi(c, f, l, job.max_iterations, clg, &du, &dv);
+                               : solve_jacobi(c, f, l, job.max_iterations, clg || census, &du, &dv);
         *job.iterations += n;
         add_increment(c, job.u1, du);
         add_increment(c, job.u2, dv);

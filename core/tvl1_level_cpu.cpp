@@ -34,13 +34,6 @@ void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h) {
         });
 }
 
-// The noise sigma of a level (census_noise_sigma), its rows summed per band, bands in order.
-double level_noise(of_context* c, Plane p) {
-    double* sums = band_sums(c);
-    for_rows(c, p.h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = c->kt.census_noise_sum(p, y0, y1); });
-    return census_noise_sigma(sum_bands(c, p.h), p.w, p.h);
-}
-
 } // namespace
 
 void tvl1_solve_level_cpu(const LevelJob& job) {
@@ -109,8 +102,8 @@ void tvl1_solve_level_cpu(const LevelJob& job) {
         ca.minor.rho_c = f.algo(kTvMinorRhoC, l);
         // eta: each frame's level noise and its level-0 contrast (core/census.hpp; the latter
         // measured once per pair by build_pyramids: Frame::census_rms0)
-        ca.eta0 = census_eta(level_noise(c, wa.i0), f.census_rms0[0]);
-        ca.eta1 = census_eta(level_noise(c, wa.i1), f.census_rms0[1]);
+        ca.eta0 = census_eta(census_level_noise(c, wa.i0), f.census_rms0[0]);
+        ca.eta1 = census_eta(census_level_noise(c, wa.i1), f.census_rms0[1]);
     }
 
     const double npix = static_cast<double>(d.w) * static_cast<double>(d.h);

@@ -3,6 +3,7 @@
 #include "core/ref/kernels_ref.hpp"
 
 #include "core/census.hpp"
+#include "core/hs_kernels.hpp"
 
 #include <cmath>
 
@@ -13,6 +14,50 @@ inline int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v
 
 const int kOffX[kCensusN] = {-1, 0, 1, -1, 1, -1, 0, 1};
 const int kOffY[kCensusN] = {-1, -1, -1, 0, 0, 1, 1, 1};
+
+// The 8 census channels' sums at pixel (x, y) of a level: J2 = sum_k a_k a_k^T (j11, j12, j22)
+// and b = sum_k r_k a_k (b1, b2), a_k = S dc1_k/dx, r_k = S (c1_k - c0_k) (core/census.hpp).
+struct CensusSums {
+    float j11, j12, j22, b1, b2;
+};
+
+inline CensusSums census_sums(Plane i0, Plane i1w, Plane gx, Plane gy, float e0, float e1, int x, int y) {
+    const int w = i0.w, h = i0.h;
+    const float s = kCensusScale;
+    const float i0c = i0.row(y)[x], i1c = i1w.row(y)[x];
+    const float gxc = gx.row(y)[x], gyc = gy.row(y)[x];
+    CensusSums t = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < kCensusN; ++k) {
+        const int xn = clampi(x + kOffX[k], 0, w - 1), yn = clampi(y + kOffY[k], 0, h - 1);
+        float c1, dc1, c0, dc0;
+        census_channel(i1w.row(yn)[xn] - i1c, e1, &c1, &dc1);
+        census_channel(i0.row(yn)[xn] - i0c, e0, &c0, &dc0);
+        const float kx = s * dc1 * (gx.row(yn)[xn] - gxc);
+        const float ky = s * dc1 * (gy.row(yn)[xn] - gyc);
+        const float r = s * (c1 - c0);
+        t.j11 += kx * kx;
+        t.j12 += kx * ky;
+        t.j22 += ky * ky;
+        t.b1 += kx * r;
+        t.b2 += ky * r;
+    }
+    return t;
+}
+
+inline bool inside(int x, int y, float u, float v, int w, int h) {
+    const float px = static_cast<float>(x) + u, py = static_cast<float>(y) + v;
+    return px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1);
+}
+
+// Rows [y0, y1) of a level, pixel by pixel: out(x, y, in) with in = whether x + u stays inside.
+template <class Out>
+void census_pixels(Plane u1p, Plane u2p, int w, int h, int y0, int y1, Out out) {
+    for (int y = y0; y < y1; ++y) {
+        const float* u1 = u1p.row(y);
+        const float* u2 = u2p.row(y);
+        for (int x = 0; x < w; ++x) out(x, y, inside(x, y, u1[x], u2[x], w, h));
+    }
+}
 
 } // namespace
 
@@ -42,7 +87,7 @@ double census_noise_sigma(double sum, int w, int h) {
 
 void census_tvl1_ref(const CensusArgs& a, int y0, int y1) {
     const int w = a.i0.w, h = a.i0.h;
-    const float e0 = a.eta0 * a.eta0, e1 = a.eta1 * a.eta1, s = kCensusScale;
+    const float e0 = a.eta0 * a.eta0, e1 = a.eta1 * a.eta1;
     for (int y = y0; y < y1; ++y) {
         const float* u1 = a.u1.row(y);
         const float* u2 = a.u2.row(y);
@@ -53,29 +98,13 @@ void census_tvl1_ref(const CensusArgs& a, int y0, int y1) {
         float* mq = a.minor.q.row(y);
         float* mrho = a.minor.rho_c.row(y);
         for (int x = 0; x < w; ++x) {
-            const float px = static_cast<float>(x) + u1[x], py = static_cast<float>(y) + u2[x];
-            if (!(px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1))) {
+            if (!inside(x, y, u1[x], u2[x], w, h)) {
                 ox[x] = oy[x] = og[x] = orho[x] = 0.0f;
                 mq[x] = mrho[x] = 0.0f;
                 continue;
             }
-            const float i0c = a.i0.row(y)[x], i1c = a.i1w.row(y)[x];
-            const float gxc = a.gx.row(y)[x], gyc = a.gy.row(y)[x];
-            float j11 = 0.0f, j12 = 0.0f, j22 = 0.0f, b1 = 0.0f, b2 = 0.0f;
-            for (int k = 0; k < kCensusN; ++k) {
-                const int xn = clampi(x + kOffX[k], 0, w - 1), yn = clampi(y + kOffY[k], 0, h - 1);
-                float c1, dc1, c0, dc0;
-                census_channel(a.i1w.row(yn)[xn] - i1c, e1, &c1, &dc1);
-                census_channel(a.i0.row(yn)[xn] - i0c, e0, &c0, &dc0);
-                const float kx = s * dc1 * (a.gx.row(yn)[xn] - gxc);
-                const float ky = s * dc1 * (a.gy.row(yn)[xn] - gyc);
-                const float r = s * (c1 - c0);
-                j11 += kx * kx;
-                j12 += kx * ky;
-                j22 += ky * ky;
-                b1 += kx * r;
-                b2 += ky * r;
-            }
+            const CensusSums t = census_sums(a.i0, a.i1w, a.gx, a.gy, e0, e1, x, y);
+            const float j11 = t.j11, j12 = t.j12, j22 = t.j22, b1 = t.b1, b2 = t.b2;
             // [j11 j12; j12 j22]: lambda1 >= lambda2 and the unit eigenvectors e1 = (ex, ey),
             // e2 = (-ey, ex).
             const float tr = j11 + j22, df = j11 - j22;
@@ -121,6 +150,18 @@ void census_tvl1_ref(const CensusArgs& a, int y0, int y1) {
             }
         }
     }
+}
+
+void census_tensor_ref(const CensusTensorArgs& a, int y0, int y1) {
+    const float e0 = a.eta0 * a.eta0, e1 = a.eta1 * a.eta1;
+    census_pixels(a.u1, a.u2, a.i0.w, a.i0.h, y0, y1, [&](int x, int y, bool in) {
+        const CensusSums t = in ? census_sums(a.i0, a.i1w, a.gx, a.gy, e0, e1, x, y) : CensusSums{0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        a.j[kJ11].row(y)[x] = t.j11;
+        a.j[kJ12].row(y)[x] = t.j12;
+        a.j[kJ13].row(y)[x] = t.b1;
+        a.j[kJ22].row(y)[x] = t.j22;
+        a.j[kJ23].row(y)[x] = t.b2;
+    });
 }
 
 } // namespace oflow

@@ -6,6 +6,7 @@
 // The 9-point local mean m(u) = (1/6) ((l + r) + (u + d)) + (1/12) ((ul + ur) + (dl + dr)),
 // summed in exactly that order (other paths match it within their stated tolerance).
 #include "core/ref/hs_ref.hpp"
+#include "core/ref/kernels_ref.hpp"
 
 namespace oflow {
 namespace {
@@ -174,6 +175,7 @@ void hs_kernels_init_ref(HsKernels* t) {
     t->rb_split = rb_split_ref;
     t->rb_merge = rb_merge_ref;
     t->sor_half_sweep = sor_half_sweep_ref;
+    t->census_tensor = census_tensor_ref;
 }
 
 } // namespace oflow

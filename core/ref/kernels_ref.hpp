@@ -38,6 +38,8 @@ void shade_divide_ref(Plane img, Plane mean, int y0, int y1);
 double census_noise_sum_ref(Plane src, int y0, int y1);
 double census_noise_sigma(double sum, int w, int h);
 void census_tvl1_ref(const CensusArgs& a, int y0, int y1);
+struct CensusTensorArgs;
+void census_tensor_ref(const CensusTensorArgs& a, int y0, int y1);
 
 /// The largest F32 pixel magnitude the solvers take: far above the 0..255 scale (and above a
 /// 16-bit range given as floats), far below where squares of differences and their Gaussian
