@@ -365,7 +365,8 @@ typedef struct of_config {
                                      of at least this; coarser levels are not solved (flow starts at zero
                                      below them). Decided per frame; default 1 (DIS: 0, its patches without
                                      texture keep the coarser flow instead); 0 = size rule only; [0, 1e6].
-                                     Robust pick's LEVEL_NORM solve runs with 0 (OF_ROBUST_PICK) */
+                                     Robust pick's LEVEL_NORM solve runs with 0 (OF_ROBUST_PICK); under
+                                     OF_ROBUST_CENSUS the rule is off (its coarse levels are normalised) */
     /* Appended with the multi-level iteration schedule. */
     float iteration_growth;     /**< more inner iterations on coarser levels, every algorithm and path: level l
                                      (0 = finest) runs min(round(iterations * (1 + iteration_growth * l)),
@@ -515,7 +516,7 @@ typedef struct of_info {
     of_robust robust;        /**< the preprocessing that runs (config.robust) */
     float robust_sigma;
     uint32_t median_size;    /**< median filter between warps (0 = off) */
-    float min_texture;       /**< config.min_texture (0 with explicit levels: the rule is off) */
+    float min_texture;       /**< config.min_texture (0 with explicit levels or OF_ROBUST_CENSUS: the rule is off) */
     uint32_t last_coarsest;  /**< coarsest level solved for the last frame (min_texture may stop above the
                                   size rule's last level); on CUDA the levels above it run and are discarded */
     /* Appended with Horn-Schunck / CLG. */

@@ -40,7 +40,9 @@
 //    gives that level its structure back (the matrix's shading cells: 7.4 px without it, 1.1 with);
 //  - the automatic level count goes down to sides of kCensusMinSide (8) px instead of 16: a census
 //    difference captures a pixel or two per level, so a 40-60 px motion needs the 5th and 6th
-//    levels of a 320x240 frame (the photograph set's large class: 44 px with 4 levels, 2.6 with 6).
+//    levels of a 320x240 frame (the photograph set's large class: 44 px with 4 levels, 2.6 with 6);
+//  - the texture rule (config.min_texture) is off (texture_rule_applies, core/robust.hpp): the
+//    normalised coarse levels keep the structure the rule would judge flat.
 // Pixels whose x + u0 leaves the level carry no data term (a = 0, rho = 0), as the warp's.
 #ifndef OFLOW_CORE_CENSUS_HPP
 #define OFLOW_CORE_CENSUS_HPP

@@ -360,7 +360,7 @@ bool frame_of(of_context* c, int w, int h, Frame* f) {
 // rows in order: the sums, and so the choice, do not depend on the thread count.
 int coarsest_level(const Frame& f) {
     const of_config& cfg = f.c->cfg;
-    if (!texture_rule_applies(cfg.levels, cfg.min_texture)) return f.levels - 1;
+    if (!texture_rule_applies(cfg.levels, cfg.min_texture, cfg.robust)) return f.levels - 1;
     double energy[kMaxLevels];
     energy[0] = 0.0;
     for (int l = 1; l < f.levels; ++l) {

@@ -70,9 +70,15 @@ inline float output_margin(int w, int h) { return static_cast<float>(w > h ? w :
 /// The margin of level `level` of a w x h level: flow_margin() above level 0, output_margin() on it.
 inline float level_margin(int level, int w, int h) { return level > 0 ? flow_margin(w, h) : output_margin(w, h); }
 
-/// Whether the texture rule decides the coarsest level: automatic levels and min_texture > 0.
-inline bool texture_rule_applies(unsigned levels_cfg, float min_texture) {
-    return levels_cfg == 0 && min_texture > 0.0f;
+/// Whether the texture rule decides the coarsest level: automatic levels, min_texture > 0 and a
+/// robust mode other than OF_ROBUST_CENSUS. Census normalises its coarse levels before their census
+/// (core/census.hpp), so a level the rule judges flat on the range-matched pyramid still has its
+/// structure there: measured with the rule on / off (docs/accuracy.md section 20), rotation-720p
+/// (fine texture, flat from the 5th level) TV-L1 21.2 / 5.9-8.7 px, HS 21.2 / 1.4-2.5, CLG
+/// 21.2 / 1.3-2.5, and every other matrix cell, the photograph set and the real pairs the same to
+/// the last printed digit.
+inline bool texture_rule_applies(unsigned levels_cfg, float min_texture, of_robust robust) {
+    return levels_cfg == 0 && min_texture > 0.0f && robust != OF_ROBUST_CENSUS;
 }
 
 /// Coarsest level to solve for a frame of `levels` levels whose mean squared gradients are

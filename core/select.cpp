@@ -522,7 +522,7 @@ void selection_info(const Selection& s, of_info* info) {
     in.last_pick = s.cfg.robust; // OF_ROBUST_PICK: each frame sets the candidate it kept
     in.robust_sigma = s.cfg.robust_sigma;
     in.median_size = s.cfg.median_size;
-    in.min_texture = texture_rule_applies(s.cfg.levels, s.cfg.min_texture) ? s.cfg.min_texture : 0.0f;
+    in.min_texture = texture_rule_applies(s.cfg.levels, s.cfg.min_texture, s.cfg.robust) ? s.cfg.min_texture : 0.0f;
     const bool hs = s.cfg.algorithm == OF_ALGO_HS || s.cfg.algorithm == OF_ALGO_CLG;
     in.solver = hs ? s.cfg.hs.solver : OF_SOLVER_PRIMAL_DUAL;
     in.omega = hs && s.cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR ? s.cfg.hs.omega : 0.0f;

@@ -106,6 +106,9 @@
 // CLG with each solver, and LK (its defaults: window 11, up to 10 Newton steps per level,
 // epsilon 0.01, no median; the iterations are its steps summed over the levels).
 //
+// --robust-cost adds TV-L1, HS and CLG (Jacobi) under robust none, census and pick (the default)
+// at fixed work (epsilon 0), at --threads, median of 3: each mode's time over none's, the
+// default's cost ratio (the one-solve target is <= 1.5x).
 // --json FILE writes every row (scripts/compare_opencv.py --sor-anchor reads the SOR row);
 // --no-frames skips the whole frames.
 // --smoke: 64x48, few repeats: checks that the tool runs and prints every row
@@ -142,6 +145,7 @@ struct CpuOpts {
     bool reference = false;
     bool smoke = false;
     bool frames = true; // --no-frames: the kernel rows only
+    bool robust_cost = false; // --robust-cost: the robust modes' frames at fixed work
     const char* json = nullptr;
 };
 
@@ -557,6 +561,43 @@ of_context* cpu_frame_ctx(of_config c) {
     return of_create(&c, &ctx) == OF_OK ? ctx : nullptr;
 }
 
+// One frame pair (f0 -> f1, F32, o.w x o.h) through of_process under config c on the CPU path
+// cpu_frame_ctx picks: the median of 3 after a warm-up (1 under --smoke), in ms, with the
+// iterations of the last run and the path's name. False (with a message) when it failed.
+bool time_frame(const of_config& c, const CpuOpts& o, float* f0, float* f1, const char* name, double* ms,
+                unsigned long long* iterations, std::string* path) {
+    of_context* ctx = cpu_frame_ctx(c);
+    if (!ctx) {
+        std::fprintf(stderr, "oflow-bench --cpu: %s: of_create: %s\n", name, of_last_error(nullptr));
+        return false;
+    }
+    of_info in = info_of(ctx);
+    *path = std::string(in.backend == OF_BACKEND_NEON ? "NEON" : "reference") +
+            (in.precision == OF_PRECISION_F16 ? " F16" : "");
+    const size_t n = static_cast<size_t>(o.w) * static_cast<size_t>(o.h);
+    of_image i0{sizeof(of_image), OF_PIXEL_F32, OF_MEMORY_HOST, static_cast<uint32_t>(o.w),
+                static_cast<uint32_t>(o.h), static_cast<size_t>(o.w) * 4, f0};
+    of_image i1 = i0;
+    i1.data = f1;
+    std::vector<float> u(n), v(n);
+    of_flow f{sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(o.w),
+              static_cast<uint32_t>(o.h), static_cast<size_t>(o.w) * 4, u.data(), v.data(),
+              OF_VALID_NONE, 0, nullptr, OF_FLOW_FORMAT_F32};
+    of_status st = OF_OK;
+    const double s = time_of(o.smoke ? 1 : 3, 1, [&] {
+        if (st == OF_OK) st = of_process(ctx, &i0, &i1, &f);
+    });
+    in = info_of(ctx);
+    of_destroy(ctx);
+    if (st != OF_OK) {
+        std::fprintf(stderr, "oflow-bench --cpu: %s: of_process failed\n", name);
+        return false;
+    }
+    *ms = s * 1e3;
+    *iterations = in.last_iterations;
+    return true;
+}
+
 // The whole-frame rows: TV-L1, HS Jacobi, HS SOR, CLG Jacobi, CLG SOR, LK (bench_smoke_check.cmake
 // checks the same list).
 const size_t kFrameRows = 6;
@@ -587,36 +628,58 @@ int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows, of_co
             if (o.reference) c.backend = OF_BACKEND_REFERENCE;
             c.threads = static_cast<uint32_t>(pass == 0 ? 1 : threads);
             if (a.a == OF_ALGO_TVL1) *shown = c;
-            of_context* ctx = cpu_frame_ctx(c);
-            if (!ctx) {
-                std::fprintf(stderr, "oflow-bench --cpu: %s: of_create: %s\n", a.name, of_last_error(nullptr));
-                return 1;
-            }
-            of_info in = info_of(ctx);
-            r.path = std::string(in.backend == OF_BACKEND_NEON ? "NEON" : "reference") +
-                     (in.precision == OF_PRECISION_F16 ? " F16" : "");
-            of_image i0{sizeof(of_image), OF_PIXEL_F32, OF_MEMORY_HOST, static_cast<uint32_t>(o.w),
-                        static_cast<uint32_t>(o.h), static_cast<size_t>(o.w) * 4, f0.data()};
-            of_image i1 = i0;
-            i1.data = f1.data();
-            std::vector<float> u(n), v(n);
-            of_flow f{sizeof(of_flow), OF_FLOW_PLANAR, OF_MEMORY_HOST, static_cast<uint32_t>(o.w),
-                      static_cast<uint32_t>(o.h), static_cast<size_t>(o.w) * 4, u.data(), v.data(),
-                      OF_VALID_NONE, 0, nullptr, OF_FLOW_FORMAT_F32};
-            of_status st = OF_OK;
-            const double s = time_of(o.smoke ? 1 : 3, 1, [&] {
-                if (st == OF_OK) st = of_process(ctx, &i0, &i1, &f);
-            });
-            in = info_of(ctx);
-            of_destroy(ctx);
-            if (st != OF_OK) {
-                std::fprintf(stderr, "oflow-bench --cpu: %s: of_process failed\n", a.name);
-                return 1;
-            }
-            (pass == 0 ? r.ms1 : r.msn) = s * 1e3;
-            (pass == 0 ? r.it1 : r.itn) = in.last_iterations;
+            double ms = 0.0;
+            unsigned long long it = 0;
+            if (!time_frame(c, o, f0.data(), f1.data(), a.name, &ms, &it, &r.path)) return 1;
+            (pass == 0 ? r.ms1 : r.msn) = ms;
+            (pass == 0 ? r.it1 : r.itn) = it;
         }
         rows->push_back(r);
+    }
+    return 0;
+}
+
+// --robust-cost: TV-L1, HS and CLG (Jacobi) under robust none, census and the default (pick) at
+// fixed work (epsilon 0: every level runs all its iterations), at --threads, on the whole-frame
+// pair; each mode's time over none's is the default's cost ratio that docs/accuracy.md quotes.
+struct CostRow {
+    std::string algo, mode, path;
+    double ms, ratio;
+    unsigned long long it;
+};
+const size_t kCostRows = 9;
+
+int robust_cost_rows(const CpuOpts& o, int threads, std::vector<CostRow>* rows) {
+    const size_t n = static_cast<size_t>(o.w) * static_cast<size_t>(o.h);
+    std::vector<float> f0(n), f1(n), gu(n), gv(n);
+    oflow::synth::generate(oflow::synth::Case::SmoothField, o.w, o.h, 1, f0.data(), f1.data(), gu.data(), gv.data(), o.w);
+    const struct {
+        of_algorithm a;
+        const char* name;
+    } algos[] = {{OF_ALGO_TVL1, "TV-L1"}, {OF_ALGO_HS, "HS"}, {OF_ALGO_CLG, "CLG"}};
+    const struct {
+        of_robust r;
+        const char* name;
+    } modes[] = {{OF_ROBUST_NONE, "none"}, {OF_ROBUST_CENSUS, "census"}, {OF_ROBUST_PICK, "pick"}};
+    for (const auto& a : algos) {
+        double none_ms = 0.0;
+        for (const auto& m : modes) {
+            of_config c;
+            of_config_init(&c, a.a);
+            c.max_width = static_cast<uint32_t>(o.w);
+            c.max_height = static_cast<uint32_t>(o.h);
+            c.format = OF_PIXEL_F32;
+            c.epsilon = 0.0f;
+            c.robust = m.r;
+            if (o.reference) c.backend = OF_BACKEND_REFERENCE;
+            c.threads = static_cast<uint32_t>(threads);
+            CostRow r{a.name, m.name, "", 0.0, 0.0, 0};
+            const std::string what = std::string(a.name) + " " + m.name;
+            if (!time_frame(c, o, f0.data(), f1.data(), what.c_str(), &r.ms, &r.it, &r.path)) return 1;
+            if (m.r == OF_ROBUST_NONE) none_ms = r.ms;
+            r.ratio = r.ms / none_ms;
+            rows->push_back(r);
+        }
     }
     return 0;
 }
@@ -652,6 +715,8 @@ int run_cpu_bench(int argc, char** argv) {
             o.reference = true;
         } else if (!std::strcmp(argv[i], "--no-frames")) {
             o.frames = false;
+        } else if (!std::strcmp(argv[i], "--robust-cost")) {
+            o.robust_cost = true;
         } else if (!std::strcmp(argv[i], "--size") && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &o.w, &o.h) == 2) {
             ++i;
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -660,7 +725,8 @@ int run_cpu_bench(int argc, char** argv) {
             o.json = argv[++i];
         } else {
             std::fprintf(stderr,
-                         "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--no-frames] [--json FILE] [--smoke]\n");
+                         "usage: oflow-bench --cpu [--size WxH] [--threads N] [--reference] [--no-frames] [--robust-cost] "
+                         "[--json FILE] [--smoke]\n");
             return 2;
         }
     }
@@ -746,6 +812,18 @@ int run_cpu_bench(int argc, char** argv) {
                         f.msn, threads, f.ms1 / f.msn, f.it1, f.itn);
     }
 
+    std::vector<CostRow> cost;
+    if (o.robust_cost) {
+        if (robust_cost_rows(o, threads, &cost) != 0) return 1;
+        std::printf("\nrobust modes at fixed work (epsilon 0, every iteration run): %dx%d smooth-field, %d threads, "
+                    "ms per frame, median of %d; ratio = the mode's time over robust none's\n",
+                    o.w, o.h, threads, o.smoke ? 1 : 3);
+        std::printf("%-7s %-8s %-10s %11s %8s %12s\n", "algo", "robust", "path", "ms", "ratio", "iterations");
+        for (const CostRow& r : cost)
+            std::printf("%-7s %-8s %-10s %11.2f %7.2fx %12llu\n", r.algo.c_str(), r.mode.c_str(), r.path.c_str(), r.ms,
+                        r.ratio, r.it);
+    }
+
     // Every row measured: a time that is not positive and finite is a failure of the tool.
     int bad = 0;
     for (const PathResult& p : paths) {
@@ -765,6 +843,16 @@ int run_cpu_bench(int argc, char** argv) {
             std::fprintf(stderr, "oflow-bench --cpu: frame row '%s' has no valid time\n", f.name.c_str());
             ++bad;
         }
+    for (const CostRow& r : cost)
+        if (!(r.ms > 0.0 && r.ratio > 0.0 && r.it > 0)) {
+            std::fprintf(stderr, "oflow-bench --cpu: robust cost row '%s %s' has no valid time\n", r.algo.c_str(),
+                         r.mode.c_str());
+            ++bad;
+        }
+    if (o.robust_cost && cost.size() != kCostRows) {
+        std::fprintf(stderr, "oflow-bench --cpu: %zu robust cost rows, want %zu\n", cost.size(), kCostRows);
+        ++bad;
+    }
     if (o.frames && frames.size() != kFrameRows) {
         std::fprintf(stderr, "oflow-bench --cpu: %zu frame rows, want %zu\n", frames.size(), kFrameRows);
         ++bad;
@@ -802,7 +890,13 @@ int run_cpu_bench(int argc, char** argv) {
                          "\"iterations_1_thread\":%llu,\"iterations_threads\":%llu}",
                          i ? "," : "", frames[i].name.c_str(), frames[i].path.c_str(), frames[i].ms1, frames[i].msn,
                          frames[i].it1, frames[i].itn);
-        std::fprintf(j, "]}}\n");
+        std::fprintf(j, "]},\"robust_cost\":[");
+        for (size_t i = 0; i < cost.size(); ++i)
+            std::fprintf(j, "%s{\"algorithm\":\"%s\",\"robust\":\"%s\",\"path\":\"%s\",\"ms\":%.4f,\"ratio\":%.4f,"
+                            "\"iterations\":%llu}",
+                         i ? "," : "", cost[i].algo.c_str(), cost[i].mode.c_str(), cost[i].path.c_str(), cost[i].ms,
+                         cost[i].ratio, cost[i].it);
+        std::fprintf(j, "]}\n");
         std::fclose(j);
     }
     return bad ? 1 : 0;

@@ -1,6 +1,6 @@
-# CTest bench_cpu_smoke: runs `oflow-bench --cpu --smoke --json FILE` and fails unless every
-# kernel row of every path it timed and every whole-frame row is there, printed and with a
-# positive time (the rows' names: kRowNames in bench_cpu.cpp).
+# CTest bench_cpu_smoke: runs `oflow-bench --cpu --smoke --robust-cost --json FILE` and fails
+# unless every kernel row of every path it timed, every whole-frame row and the 9 robust-cost
+# rows are there, printed and with a positive time (the rows' names: kRowNames in bench_cpu.cpp).
 #   cmake -DBENCH=<oflow-bench> -DJSON=<out.json> [-DEMULATOR=prog|arg|...] -P bench_smoke_check.cmake
 # EMULATOR: what runs the tool in cross builds (qemu-aarch64|-L|<root>), '|'-separated.
 cmake_minimum_required(VERSION 3.19)
@@ -13,7 +13,7 @@ if(EMULATOR)
   set(threads --threads 1)
 endif()
 file(REMOVE "${JSON}")
-execute_process(COMMAND ${EMULATOR} "${BENCH}" --cpu --smoke ${threads} --json "${JSON}"
+execute_process(COMMAND ${EMULATOR} "${BENCH}" --cpu --smoke --robust-cost ${threads} --json "${JSON}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 if(NOT rc EQUAL 0)
@@ -94,6 +94,26 @@ else()
   endforeach()
 endif()
 
+# --robust-cost: TV-L1, HS and CLG under none, census and pick, each timed, none's ratio 1.
+string(JSON nc LENGTH "${js}" robust_cost)
+if(NOT nc EQUAL 9)
+  string(APPEND bad "  ${nc} robust cost rows, want 9\n")
+else()
+  math(EXPR clast "${nc} - 1")
+  foreach(i RANGE ${clast})
+    string(JSON algo GET "${js}" robust_cost ${i} algorithm)
+    string(JSON mode GET "${js}" robust_cost ${i} robust)
+    foreach(key ms ratio iterations)
+      string(JSON v GET "${js}" robust_cost ${i} ${key})
+      check_positive("robust cost ${algo} ${mode} ${key}" "${v}")
+    endforeach()
+    string(JSON ratio GET "${js}" robust_cost ${i} ratio)
+    if(mode STREQUAL "none" AND NOT ratio EQUAL 1)
+      string(APPEND bad "  robust cost ${algo} none: ratio ${ratio}, want 1\n")
+    endif()
+  endforeach()
+endif()
+
 # Printed: every kernel row once per path, every frame row (at the start of a line).
 foreach(want IN LISTS rows frames)
   set(count 0)
@@ -115,4 +135,4 @@ endforeach()
 if(bad)
   message(FATAL_ERROR "oflow-bench --cpu --smoke:\n${bad}")
 endif()
-message(STATUS "oflow-bench --cpu --smoke: ${npaths} path(s) x ${nrows} kernel rows and ${nframes} frame rows, all timed")
+message(STATUS "oflow-bench --cpu --smoke: ${npaths} path(s) x ${nrows} kernel rows, ${nframes} frame rows and ${nc} robust cost rows, all timed")
