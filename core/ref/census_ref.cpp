@@ -86,70 +86,53 @@ double census_noise_sigma(double sum, int w, int h) {
 }
 
 void census_tvl1_ref(const CensusArgs& a, int y0, int y1) {
-    const int w = a.i0.w, h = a.i0.h;
     const float e0 = a.eta0 * a.eta0, e1 = a.eta1 * a.eta1;
-    for (int y = y0; y < y1; ++y) {
-        const float* u1 = a.u1.row(y);
-        const float* u2 = a.u2.row(y);
-        float* ox = a.ax.row(y);
-        float* oy = a.ay.row(y);
-        float* og = a.grad.row(y);
-        float* orho = a.rho_c.row(y);
-        float* mq = a.minor.q.row(y);
-        float* mrho = a.minor.rho_c.row(y);
-        for (int x = 0; x < w; ++x) {
-            if (!inside(x, y, u1[x], u2[x], w, h)) {
-                ox[x] = oy[x] = og[x] = orho[x] = 0.0f;
-                mq[x] = mrho[x] = 0.0f;
-                continue;
-            }
-            const CensusSums t = census_sums(a.i0, a.i1w, a.gx, a.gy, e0, e1, x, y);
-            const float j11 = t.j11, j12 = t.j12, j22 = t.j22, b1 = t.b1, b2 = t.b2;
-            // [j11 j12; j12 j22]: lambda1 >= lambda2 and the unit eigenvectors e1 = (ex, ey),
-            // e2 = (-ey, ex).
-            const float tr = j11 + j22, df = j11 - j22;
-            const float l1 = 0.5f * (tr + std::sqrt(df * df + 4.0f * j12 * j12));
-            if (!(l1 > 1e-12f)) {
-                ox[x] = oy[x] = og[x] = orho[x] = 0.0f;
-                mq[x] = mrho[x] = 0.0f;
-                continue;
-            }
-            float ex, ey;
-            if (std::fabs(j12) > 1e-20f) {
-                ex = l1 - j22;
-                ey = j12;
-            } else if (j11 >= j22) {
-                ex = 1.0f;
-                ey = 0.0f;
-            } else {
-                ex = 0.0f;
-                ey = 1.0f;
-            }
-            const float n = 1.0f / std::sqrt(ex * ex + ey * ey);
-            ex *= n;
-            ey *= n;
-            const float sl = std::sqrt(l1);
-            const float cx = sl * ex, cy = sl * ey;
-            const float rt = (ex * b1 + ey * b2) / sl;
-            ox[x] = cx;
-            oy[x] = cy;
-            og[x] = l1;
-            orho[x] = rt - cx * u1[x] - cy * u2[x];
-            // lambda2 = det / lambda1 (no cancellation against lambda1); a minor channel below
-            // kCensusMinorMin x lambda1 carries no data (rounding noise of a rank-one tensor).
-            const float det = j11 * j22 - j12 * j12;
-            const float l2 = det > 0.0f ? det / l1 : 0.0f;
-            if (l2 > kCensusMinorMin * l1) {
-                // a2 = sqrt(lambda2) e2 = q (-cy, cx) with q = sqrt(lambda2 / lambda1) (Tvl1Minor)
-                const float s2 = std::sqrt(l2), q = s2 / sl;
-                const float dx = -q * cy, dy = q * cx;
-                mq[x] = q;
-                mrho[x] = (ex * b2 - ey * b1) / s2 - dx * u1[x] - dy * u2[x];
-            } else {
-                mq[x] = mrho[x] = 0.0f;
-            }
+    census_pixels(a.u1, a.u2, a.i0.w, a.i0.h, y0, y1, [&](int x, int y, bool in) {
+        float* const out[6] = {&a.ax.row(y)[x], &a.ay.row(y)[x], &a.grad.row(y)[x],
+                               &a.rho_c.row(y)[x], &a.minor.q.row(y)[x], &a.minor.rho_c.row(y)[x]};
+        for (float* o : out) *o = 0.0f; // no data term unless written below
+        if (!in) return;
+        const CensusSums t = census_sums(a.i0, a.i1w, a.gx, a.gy, e0, e1, x, y);
+        const float j11 = t.j11, j12 = t.j12, j22 = t.j22, b1 = t.b1, b2 = t.b2;
+        const float u1 = a.u1.row(y)[x], u2 = a.u2.row(y)[x];
+        // [j11 j12; j12 j22]: lambda1 >= lambda2 and the unit eigenvectors e1 = (ex, ey),
+        // e2 = (-ey, ex).
+        const float tr = j11 + j22, df = j11 - j22;
+        const float l1 = 0.5f * (tr + std::sqrt(df * df + 4.0f * j12 * j12));
+        if (!(l1 > 1e-12f)) return;
+        float ex, ey;
+        if (std::fabs(j12) > 1e-20f) {
+            ex = l1 - j22;
+            ey = j12;
+        } else if (j11 >= j22) {
+            ex = 1.0f;
+            ey = 0.0f;
+        } else {
+            ex = 0.0f;
+            ey = 1.0f;
         }
-    }
+        const float n = 1.0f / std::sqrt(ex * ex + ey * ey);
+        ex *= n;
+        ey *= n;
+        const float sl = std::sqrt(l1);
+        const float cx = sl * ex, cy = sl * ey;
+        const float rt = (ex * b1 + ey * b2) / sl;
+        *out[0] = cx;
+        *out[1] = cy;
+        *out[2] = l1;
+        *out[3] = rt - cx * u1 - cy * u2;
+        // lambda2 = det / lambda1 (no cancellation against lambda1); a minor channel below
+        // kCensusMinorMin x lambda1 carries no data (rounding noise of a rank-one tensor).
+        const float det = j11 * j22 - j12 * j12;
+        const float l2 = det > 0.0f ? det / l1 : 0.0f;
+        if (l2 > kCensusMinorMin * l1) {
+            // a2 = sqrt(lambda2) e2 = q (-cy, cx) with q = sqrt(lambda2 / lambda1) (Tvl1Minor)
+            const float s2 = std::sqrt(l2), q = s2 / sl;
+            const float dx = -q * cy, dy = q * cx;
+            *out[4] = q;
+            *out[5] = (ex * b2 - ey * b1) / s2 - dx * u1 - dy * u2;
+        }
+    });
 }
 
 void census_tensor_ref(const CensusTensorArgs& a, int y0, int y1) {
