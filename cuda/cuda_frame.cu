@@ -631,7 +631,7 @@ of_status plan_frame(const State& st, int w, int h, const ErrorSink& err, SolveI
     info->gpu_levels = info->levels;
     info->cpu_iterations = 0;
     // The texture rule on a pyramid of 2+ levels is decided on the device (solve()).
-    info->top = texture_rule_applies(cfg.levels, cfg.min_texture) && info->levels > 1 ? -1 : info->levels - 1;
+    info->top = texture_rule_applies(cfg.levels, cfg.min_texture, cfg.robust) && info->levels > 1 ? -1 : info->levels - 1;
     return OF_OK;
 }
 
