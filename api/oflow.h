@@ -201,8 +201,8 @@ typedef enum of_robust {
                                    between the frames divides out, and texture at every finer scale
                                    keeps its contrast */
     /* Appended with the one-solve work (docs/accuracy.md). */
-    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1, HS and CLG on the CPU paths only in this version (LK,
-                                   DIS and backend CUDA: OF_ERR_UNSUPPORTED; AUTO runs the CPU path): a data
+    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1, HS and CLG, on the CPU and CUDA paths (LK and DIS:
+                                   OF_ERR_UNSUPPORTED; a CUDA frame is never split with the CPU): a data
                                    term robust by construction, one solve. Every pyramid level described
                                    by its soft census, 8 channels per pixel, d / sqrt(eta^2 + d^2) of the
                                    differences d to the 3x3 neighbours, eta following each frame's contrast
@@ -212,7 +212,8 @@ typedef enum of_robust {
                                    eigen-channels, whose L1 terms its threshold takes in one closed-form
                                    step each; HS and CLG: the channels' summed tensor replaces the
                                    intensity's (HS then solves with the coupled updates). The iterations
-                                   run in F32 (precision F16 runs F32 here). With automatic levels the pyramid goes down to sides of 8 px
+                                   run in F32 (precision F16 runs F32 here; on CUDA, TV-L1 runs the GLOBAL
+                                   variant whatever is asked: of_info says so). With automatic levels the pyramid goes down to sides of 8 px
                                    (16 in the other modes). docs/accuracy.md has where it wins and loses */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;

@@ -44,6 +44,8 @@
 //  - the texture rule (config.min_texture) is off (texture_rule_applies, core/robust.hpp): the
 //    normalised coarse levels keep the structure the rule would judge flat.
 // Pixels whose x + u0 leaves the level carry no data term (a = 0, rho = 0), as the warp's.
+// The CUDA path (cuda/census_cuda.cu, cuda/census_stats_cuda.cu) runs the same channels, tensor
+// and scalars on the device (the formulas below are shared), TV-L1's iteration GLOBAL F32.
 #ifndef OFLOW_CORE_CENSUS_HPP
 #define OFLOW_CORE_CENSUS_HPP
 
@@ -59,20 +61,33 @@ const float kCensusScale = 30.0f;     // the channels' scale (S)
 const float kCensusMinorMin = 1e-6f;  // lambda2 / lambda1 below which the minor channel is off
 const int kCensusMinSide = 8;         // the automatic level count's smallest side (px)
 
+// The per-pixel and per-level formulas below are shared by the CPU paths and the CUDA kernels
+// (cuda/census_cuda.cu, cuda/census_stats_cuda.cu): one definition, the same operations.
+#if defined(__CUDACC__)
+#define OF_CENSUS_HD __host__ __device__
+#else
+#define OF_CENSUS_HD
+#endif
+
 /// One channel's value and its derivative with respect to d: c = d / sqrt(eta^2 + d^2),
 /// dc/dd = eta^2 / (eta^2 + d^2)^(3/2).
-#if defined(__CUDACC__)
-__host__ __device__
-#endif
-inline void census_channel(float d, float eta2, float* c, float* dc) {
+OF_CENSUS_HD inline void census_channel(float d, float eta2, float* c, float* dc) {
     const float q = eta2 + d * d;
     const float r = 1.0f / std::sqrt(q);
     *c = d * r;
     *dc = eta2 * r * r * r;
 }
 
+/// A w x h level's noise sigma from its census_noise_sum (the |Laplacian-difference| sum over
+/// its interior pixels, Immerkaer 1996): sqrt(pi / 2) sum / (6 (w - 2) (h - 2)); 0 below 3 x 3.
+OF_CENSUS_HD inline double census_noise_sigma(double sum, int w, int h) {
+    if (w < 3 || h < 3) return 0.0;
+    const double kPi = 3.14159265358979323846;
+    return std::sqrt(0.5 * kPi) * sum / (6.0 * static_cast<double>(w - 2) * static_cast<double>(h - 2));
+}
+
 /// eta for a level whose noise is sigma, of a frame whose level-0 RMS gradient is rms_grad.
-inline float census_eta(double sigma, double rms_grad) {
+OF_CENSUS_HD inline float census_eta(double sigma, double rms_grad) {
     float e = kCensusEtaNoise * static_cast<float>(sigma);
     const float ec = kCensusEtaContrast * static_cast<float>(rms_grad);
     e = e > ec ? e : ec;

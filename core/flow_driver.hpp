@@ -66,7 +66,7 @@ void for_rows(of_context* c, int h, F f) {
     c->pool.for_rows(h, f);
 }
 void fill_zero(of_context* c, Plane p);
-/// OF_ROBUST_CENSUS: the noise sigma of a level (census_noise_sigma of core/ref/kernels_ref.hpp),
+/// OF_ROBUST_CENSUS: the noise sigma of a level (census_noise_sigma of core/census.hpp),
 /// its rows summed per band through KernelTable::census_noise_sum, the bands in order.
 double census_level_noise(of_context* c, Plane p);
 void copy_plane(of_context* c, Plane src, Plane dst);

@@ -57,7 +57,8 @@ struct HsTensorArgs {
 /// sums at the warped flow, j[kJ11] = sum a_kx^2, j[kJ12] = sum a_kx a_ky, j[kJ22] = sum a_ky^2,
 /// j[kJ13] = sum a_kx r_k, j[kJ23] = sum a_ky r_k, from i0, frame 1 warped (i1w) and its
 /// gradient (gx, gy: central differences of i1w); 0 where x + u leaves the level. eta0 / eta1:
-/// each frame's eta. The census rows' kernel, the reference's on every CPU path in this version.
+/// each frame's eta. The census rows' kernel, the reference's on every CPU path in this version
+/// (the CUDA path's: cuda/census_cuda.cu).
 struct CensusTensorArgs {
     Plane i0, i1w, gx, gy, u1, u2;
     Plane j[kHsChannels]; // out

@@ -321,11 +321,6 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: %s has no CUDA path in this version (CPU paths only)",
                             who, alg->name);
         std::snprintf(why_not, sizeof why_not, "%s has no CUDA path in this version", alg->name);
-    } else if (cfg.robust == OF_ROBUST_CENSUS) { // CPU paths only in this version: AUTO runs the CPU path
-        if (want == OF_BACKEND_CUDA)
-            return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: robust census has no CUDA path in this version "
-                            "(CPU paths only)", who);
-        std::snprintf(why_not, sizeof why_not, "robust census has no CUDA path in this version");
     } else if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
         cuda_ok = cuda_usable(why_not, sizeof why_not);
         o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;
@@ -375,9 +370,13 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     }
     // AUTO on CUDA where the table wants coarse levels on the CPU: split the frame there (the
     // levels wanted on the CPU are a suffix: areas shrink with the level). Not under robust pick:
-    // its candidates' solves run back to back in one graph, with no host wait between them.
+    // its candidates' solves run back to back in one graph, with no host wait between them. Not
+    // under robust census either: its per-pair and per-level scalars (core/census.hpp: each
+    // frame's level-0 RMS gradient, each level's eta) live on the device, which the CPU levels
+    // of a split frame would not see.
     o.split_from = 0;
-    if (want == OF_BACKEND_AUTO && backend == OF_BACKEND_CUDA && o.have_wanted && cfg.robust != OF_ROBUST_PICK)
+    if (want == OF_BACKEND_AUTO && backend == OF_BACKEND_CUDA && o.have_wanted && cfg.robust != OF_ROBUST_PICK &&
+        cfg.robust != OF_ROBUST_CENSUS)
         for (int l = 1; l < levels; ++l)
             if (o.wanted[l] == platform::kPathCpu) {
                 o.split_from = l;
@@ -408,7 +407,11 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             char quiet[kErrorCapacity];
             platform::LaunchChoice lc;
             of_variant v = OF_VARIANT_AUTO;
-            if (platform::select_launch(*o.table, algo, prec, areas[0], platform::variant_mask_for(cfg.variant), &lc,
+            // Under census the iterations run F32 whatever was asked, TV-L1's GLOBAL
+            // (cuda::tvl1_run_config, cuda::hs_resolve_tuning): the table's defaults for that.
+            const of_config run = algo == OF_ALGO_TVL1 ? cuda::tvl1_run_config(cfg) : cfg;
+            const of_precision launch_prec = cfg.robust == OF_ROBUST_CENSUS ? OF_PRECISION_F32 : prec;
+            if (platform::select_launch(*o.table, algo, launch_prec, areas[0], platform::variant_mask_for(run.variant), &lc,
                                         ErrorSink{quiet}) == OF_OK &&
                 platform::to_of_variant(lc.row->variant, &v))
                 o.launch = cuda::LaunchDefaults{true,           v,           lc.row->block_w, lc.row->block_h,
@@ -418,7 +421,8 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             s = alg->cuda->resolve_tuning(o.cfg, &o.launch, &o.tuning, err);
             if (s != OF_OK) return s;
         } else { // gpu_assumed on a build without CUDA: the shape it would have
-            cuda::default_shape(o.cfg, &o.launch, &o.tuning);
+            cuda::default_shape(o.cfg.algorithm == OF_ALGO_TVL1 ? cuda::tvl1_run_config(o.cfg) : o.cfg, &o.launch,
+                                &o.tuning);
         }
     }
 

@@ -73,6 +73,8 @@ void all_kernels(KernelList* l) {
     list_warm_kernels(l);
     list_pick_kernels(l);
     list_confidence_kernels(l);
+    list_census_kernels(l);
+    list_census_stats_kernels(l);
     list_hs_stage_kernels(l);
     list_hs_jacobi_kernels(l);
     list_hs_multi_kernels(l);

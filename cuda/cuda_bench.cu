@@ -272,6 +272,44 @@ of_status hs_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& 
     }
 }
 
+// OF_ROBUST_CENSUS at level 0 (cuda_frame.cu, hs_frame.cu): frames and flow up, each frame's
+// rms0 and eta on the device as a frame computes them (both back into r), then the warp and
+// the census kernel of the context's algorithm, the planes down.
+of_status census_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    Ctrl* c = st.ctrl();
+    of_status s = reset_ctrl(st, err);
+    if (s == OF_OK) s = upload(st, r->in[0], st.pyr(0, 0, d), err);
+    if (s == OF_OK) s = upload(st, r->in[1], st.pyr(1, 0, d), err);
+    if (s == OF_OK) s = upload_pairs(st, r->in[2], r->in[3], st.plane<float2>(l.u[0], d), err);
+    if (s != OF_OK) return s;
+    const DPlane<const float> i0 = as_const(st.pyr(0, 0, d)), i1 = as_const(st.pyr(1, 0, d));
+    OF_CUDA_TRY(launch_census_rms0(i0, i1, c, st.stream), "hook census launch");
+    OF_CUDA_TRY(launch_census_eta(i0, i1, c, st.stream), "hook census launch");
+    const bool tvl1 = r->stage == Stage::CensusTvl1;
+    s = tvl1 ? run_warp(st, d, 0, 0, err) : hs_prepare_warp(st, d, 0, 0, err);
+    if (s != OF_OK) return s;
+    OF_CUDA_TRY(cudaMemcpyAsync(r->rms0, c->census_rms0, sizeof r->rms0, cudaMemcpyDeviceToHost, st.stream),
+                "hook download");
+    OF_CUDA_TRY(cudaMemcpyAsync(r->eta, c->census_eta, sizeof r->eta, cudaMemcpyDeviceToHost, st.stream), "hook download");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
+    if (tvl1) {
+        s = download(st, st.plane<float>(l.tv_i1w, d), r->out[0], err);
+        if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.tv_census_g, d), r->out[1], r->out[2], err);
+        if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.g, d), r->out[3], r->out[4], err);
+        if (s == OF_OK) s = download(st, st.plane<float>(l.gr, d), r->out[5], err);
+        if (s == OF_OK) s = download(st, st.plane<float>(l.rc, d), r->out[6], err);
+        if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.tv_minor, d), r->out[7], r->out[8], err);
+        return s;
+    }
+    const std::size_t plane0 = static_cast<std::size_t>(l.dims[0].pitch) * static_cast<std::size_t>(l.dims[0].h) * 4;
+    const std::size_t raw = l.hs_census ? l.hs_census : l.hs_tensor; // before CLG's smoothing
+    s = download(st, st.plane<float>(l.hs_i1w, d), r->out[0], err);
+    for (int ch = 0; ch < kHsChannels && s == OF_OK; ++ch)
+        s = download(st, st.plane<float>(raw + static_cast<std::size_t>(ch) * plane0, d), r->out[1 + ch], err);
+    return s;
+}
+
 // A byte plane (LK's state) as floats 0 / 1 on the host.
 of_status download_bytes(State& st, const unsigned char* src, const LevelDims& d, float* dst, const ErrorSink& err) {
     std::vector<unsigned char> b(static_cast<std::size_t>(d.w) * static_cast<std::size_t>(d.h));
@@ -401,6 +439,12 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
         if (!is_variational(st.cfg.algorithm))
             return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: HS stage on a %s context", st.ops->name);
         return hs_stage(st, r, d, err);
+    case Stage::CensusTvl1:
+    case Stage::CensusTensor:
+        if (st.cfg.robust != OF_ROBUST_CENSUS || (r->stage == Stage::CensusTvl1) != (st.cfg.algorithm == OF_ALGO_TVL1) ||
+            (r->stage == Stage::CensusTensor && !is_variational(st.cfg.algorithm)))
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: census stage on a %s context without its census", st.ops->name);
+        return census_stage(st, r, d, err);
     case Stage::LkGradient:
     case Stage::LkTensor:
     case Stage::LkConfidence:

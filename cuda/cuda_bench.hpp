@@ -26,7 +26,9 @@ enum class Stage {
     LkGradient,
     LkTensor,
     LkConfidence,
-    LkStep
+    LkStep,
+    CensusTvl1,
+    CensusTensor
 };
 
 /// One stage on host planes (packed rows: pitch = width). Sizes must fit the context's maximum.
@@ -60,6 +62,13 @@ enum class Stage {
 ///                out[3..4] = the window sums (X, Y) the last step that ran a pixel used there
 ///                (0 where no step ran); iterations_run = the steps the level ran (the
 ///                level ends when no pixel is active).
+/// OF_ROBUST_CENSUS contexts (one level's census at level 0, from in = I0, I1, u1, u2; the pair's
+/// scalars computed on the device first, as a frame does: rms0 and eta come back):
+///  CensusTvl1:   (TV-L1) the warp and the census channels -> out[0] = I1w, out[1..2] = the warped
+///                gradient (I1wx, I1wy), out[3..4] = the major channel (ax, ay), out[5] = its |a|^2,
+///                out[6] = its rho_c, out[7..8] = the minor channel's q and rho_c
+///  CensusTensor: (HS / CLG) the warp and the census tensor -> out[0] = I1w, out[1..5] = j11, j12,
+///                j13, j22, j23 before CLG's smoothing
 struct StageRun {
     Stage stage;
     int w, h;
@@ -69,8 +78,10 @@ struct StageRun {
     int iterations;
     float epsilon;
     const float* in[6];
-    float* out[8];
+    float* out[9];
     int iterations_run;
+    double rms0[2]; // census stages: each frame's level-0 RMS gradient (Ctrl::census_rms0)
+    float eta[2];   // census stages: each frame's eta at the level (Ctrl::census_eta)
 };
 of_status run_stage(State* st, StageRun* r, const ErrorSink& err);
 

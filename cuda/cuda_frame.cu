@@ -42,6 +42,8 @@ IterArgs<T2> iter_args(const State& st, const LevelDims& d, int ucur, int pcur) 
     a.g = st.plane<T2>(l.g, d).p;
     a.rc = st.plane<float>(l.rc, d).p;
     a.gr = Pair<T2>::kHalf ? nullptr : st.plane<float>(l.gr, d).p;
+    // OF_ROBUST_CENSUS: the minor channel (F32 only: the census tuning is GLOBAL F32).
+    a.minor = !Pair<T2>::kHalf && st.cfg.robust == OF_ROBUST_CENSUS ? st.plane<float2>(l.tv_minor, d).p : nullptr;
     const of_tvl1_params& t = st.cfg.tvl1;
     a.lt = t.lambda * t.theta;
     a.theta = t.theta;
@@ -237,15 +239,16 @@ of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& 
 // normalize_pyramids), after both pyramids are built (the level blurs' scratch(0) is free again)
 // and the texture rule has judged them. As on the CPU, levels finer than the finest the solver
 // reads only carry the flow down and are not normalised, unless a warm start judges its level's
-// residual (Algorithm::finest_read_level; DIS: dis.finest_level).
+// residual (Algorithm::finest_read_level; DIS: dis.finest_level). OF_ROBUST_CENSUS: the same
+// from level 1 on (core/census.hpp: level 0's census reads the range-matched frame).
 // m: the pair's match on the device (Ctrl::exposure, after match_exposure()), or null for a
 // frame alone (the bench hooks: kRobustFloor).
 of_status normalize_levels(State& st, int frame, const LevelDims* dims, int levels, const ExposureMatch* m,
                            const ErrorSink& err) {
-    if (st.cfg.robust != OF_ROBUST_LEVEL_NORM) return OF_OK;
+    if (st.cfg.robust != OF_ROBUST_LEVEL_NORM && st.cfg.robust != OF_ROBUST_CENSUS) return OF_OK;
     const Algorithm* a = find_algorithm(st.cfg.algorithm);
-    const int first =
-        a && a->finest_read_level && !st.cfg.warm_start ? static_cast<int>(a->finest_read_level(st.cfg)) : 0;
+    int first = a && a->finest_read_level && !st.cfg.warm_start ? static_cast<int>(a->finest_read_level(st.cfg)) : 0;
+    if (st.cfg.robust == OF_ROBUST_CENSUS && first < 1) first = 1;
     for (int l = first; l < levels; ++l) {
         const Robust3 sc = robust3(st, dims[l]);
         const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, l, dims[l]), m, frame, sc.p, err)
@@ -317,16 +320,36 @@ of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const Err
         a.rc = st.plane<float>(l.rc, d);
         a.gr = a.rc;
         a.gr.p = nullptr;
+        a.i1w = a.rc;
+        a.i1w.p = nullptr;
         OF_CUDA_TRY(launch_warp(a, st.stream), "warp launch");
     } else {
+        // OF_ROBUST_CENSUS (core/tvl1_level_cpu.cpp): the warped frame and its gradient go to the
+        // census planes, and the census channels write the iterations' g, gr and rc from them.
+        const bool census = st.cfg.robust == OF_ROBUST_CENSUS;
         WarpArgs<float2> a;
         a.i0 = as_const(st.pyr(0, level, d));
         a.i1 = as_const(st.pyr(1, level, d));
         a.u = {u.p, u.w, u.h, u.pitch};
-        a.g = st.plane<float2>(l.g, d);
+        a.g = st.plane<float2>(census ? l.tv_census_g : l.g, d);
         a.rc = st.plane<float>(l.rc, d);
         a.gr = st.plane<float>(l.gr, d);
+        a.i1w = st.plane<float>(l.tv_i1w, d);
+        if (!census) a.i1w.p = nullptr;
         OF_CUDA_TRY(launch_warp(a, st.stream), "warp launch");
+        if (census) {
+            CensusTvl1Args c;
+            c.i0 = a.i0;
+            c.i1w = as_const(st.plane<float>(l.tv_i1w, d));
+            c.g = as_const(a.g);
+            c.u = a.u;
+            c.a = st.plane<float2>(l.g, d);
+            c.gr = a.gr;
+            c.rc = a.rc;
+            c.minor = st.plane<float2>(l.tv_minor, d);
+            c.eta = st.ctrl()->census_eta;
+            OF_CUDA_TRY(launch_census_tvl1(c, st.stream), "census launch");
+        }
     }
     return OF_OK;
 }
@@ -436,6 +459,13 @@ of_status solve_one(State& st, const ErrorSink& err, SolveInfo* info) {
     if (r == OF_OK) r = normalize_levels(st, 0, dims, levels, &st.ctrl()->exposure, err);
     if (r == OF_OK) r = normalize_levels(st, 1, dims, levels, &st.ctrl()->exposure, err);
     if (r != OF_OK) return r;
+    // OF_ROBUST_CENSUS: each frame's level-0 RMS gradient, once per pair (core/flow_driver.cpp
+    // build_pyramids; level 0 is never normalised under census), into Ctrl::census_rms0.
+    const bool census = st.cfg.robust == OF_ROBUST_CENSUS;
+    if (census && st.half_pyr()) return err.fail(OF_ERR_INTERNAL, "cuda: robust census on F16 pyramids");
+    if (census)
+        OF_CUDA_TRY(launch_census_rms0(as_const(st.pyr(0, 0, dims[0])), as_const(st.pyr(1, 0, dims[0])), st.ctrl(), s),
+                    "census launch");
 
     // Fresh control block: counter 0, no warp stopped.
     Ctrl* ctrl = st.ctrl();
@@ -479,6 +509,8 @@ of_status solve_one(State& st, const ErrorSink& err, SolveInfo* info) {
                 OF_CUDA_TRY(launch_warm_enter(as_const(st.pyr(0, l, d)), as_const(st.pyr(1, l, d)), u, kept, ctrl, s),
                             "warm start launch");
         }
+        if (census) // each frame's eta at this level (core/census.hpp), read by the census kernels
+            OF_CUDA_TRY(launch_census_eta(as_const(st.pyr(0, l, d)), as_const(st.pyr(1, l, d)), ctrl, s), "census launch");
         r = st.ops->level(st, d, l, &ucur, err);
         if (r != OF_OK) return r;
         OF_CUDA_TRY(launch_finish_level(st.plane<float2>(lay.u[ucur], d), l, top_dev, info->top,

@@ -90,6 +90,8 @@ struct WarpArgs {
     DPlane<T2> g;                         // out: (I1wx, I1wy) at x + u, bicubic
     DPlane<float> rc;                     // out: I1w - I1wx u1 - I1wy u2 - I0 (with stored g)
     DPlane<float> gr;                     // out: |g|^2 (F32 storage only; p == nullptr for F16)
+    DPlane<float> i1w;                    // out: I1 at x + u, bicubic, wherever x + u lies (OF_ROBUST_CENSUS's
+                                          // input, tvl1_warp_ref's i1w); p == nullptr: not stored
 };
 template <class T2>
 cudaError_t launch_warp(const WarpArgs<T2>& a, cudaStream_t s);
@@ -111,6 +113,11 @@ struct IterArgs {
     float theta;
     float k;              // tau / theta
     EpsArgs eps;          // eps.stop == nullptr: no reduction
+    /// OF_ROBUST_CENSUS: the minor channel (q, rho_c) per pixel (Tvl1Minor, orthogonal to g), whose
+    /// threshold step calc_u adds (tvl1_calc_u2_ref). GLOBAL F32 only (launch_global_iteration
+    /// refuses it otherwise; under census the TV-L1 tuning is GLOBAL F32, tvl1_run_config);
+    /// nullptr: none.
+    const float2* minor = nullptr;
 };
 
 /// GLOBAL: iteration `n` = calc_u then calc_p, two kernels, in place.
@@ -136,6 +143,31 @@ cudaError_t launch_multi_iteration<__half2>(const IterArgs<__half2>& a, int laun
 /// differ. Does nothing when the warp ran to the end.
 template <class T2>
 cudaError_t launch_pingpong_fixup(const IterArgs<T2>& a, int launches, cudaStream_t s);
+
+// ---- census_stats_cuda.cu, census_cuda.cu: OF_ROBUST_CENSUS (core/census.hpp) --------------
+struct Ctrl; // cuda_layout.hpp
+/// Each frame's level-0 RMS central-difference gradient into ctrl->census_rms0[f] (core/
+/// flow_driver.cpp rms_gradient: texture_energy_ref's rows, each summed in double from left to
+/// right, the rows' sums added in the fixed order of kCensusBlocks). Two launches, no host wait.
+cudaError_t launch_census_rms0(DPlane<const float> f0, DPlane<const float> f1, Ctrl* ctrl, cudaStream_t s);
+/// Each frame's eta at one level into ctrl->census_eta[f]: census_eta(census_noise_sigma(sum, w,
+/// h), ctrl->census_rms0[f]) with sum census_noise_sum_ref's (each interior row in float from left
+/// to right, the rows added in double in kCensusBlocks' fixed order). Two launches, no host wait.
+cudaError_t launch_census_eta(DPlane<const float> i0, DPlane<const float> i1, Ctrl* ctrl, cudaStream_t s);
+/// TV-L1's census channels of one warp (census_tvl1_ref, bit for bit: IEEE operations in its
+/// order): i0 the level of frame 0, i1w and g frame 1 and its gradient warped at u (launch_warp's
+/// i1w and g), eta = Ctrl::census_eta (frame 0's, frame 1's). Out: the major channel where the
+/// iterations read it (g = (ax, ay), gr = |a|^2, rc), the minor one as (q, rho_c) pairs.
+struct CensusTvl1Args {
+    DPlane<const float> i0, i1w;
+    DPlane<const float2> g, u;
+    DPlane<float2> a;
+    DPlane<float> gr, rc;
+    DPlane<float2> minor;
+    const float* eta;
+};
+cudaError_t launch_census_tvl1(const CensusTvl1Args& a, cudaStream_t s);
+/// (HS's and CLG's census tensor: hs_cuda.cuh, launch_census_tensor.)
 
 // ---- robust_cuda.cu: exposure-robust stages (core/robust.hpp) ------------------------------
 /// sq = (src - mean)^2 (robust_sq_ref).
@@ -238,6 +270,8 @@ void list_robust_kernels(KernelList* l);
 void list_warm_kernels(KernelList* l);
 void list_pick_kernels(KernelList* l);
 void list_confidence_kernels(KernelList* l);
+void list_census_kernels(KernelList* l);       // census_cuda.cu
+void list_census_stats_kernels(KernelList* l); // census_stats_cuda.cu
 
 } // namespace cuda
 } // namespace oflow

@@ -94,13 +94,13 @@ std::size_t format_bytes(of_pixel_format f) {
 std::ptrdiff_t dev_pitch(int w) { return (static_cast<std::ptrdiff_t>(w) + 63) / 64 * 64; }
 
 int dev_pyramid_dims(int w, int h, const of_config& cfg, LevelDims* dims) {
-    const int n = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, dims);
+    const int n = pyramid_dims(w, h, static_cast<int>(cfg.levels), cfg.scale_factor, dims, pyramid_min_side(cfg.robust));
     for (int l = 0; l < n; ++l) dims[l].pitch = dev_pitch(dims[l].w);
     return n;
 }
 
 of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err) {
-    default_shape(cfg, defaults, t);
+    default_shape(tvl1_run_config(cfg), defaults, t);
     const int rows = t->rows;
     if (t->bw * t->bh > 1024)
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds 1024 threads", t->bw,
@@ -166,7 +166,8 @@ of_status resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, T
 of_status hs_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tuning* t, const ErrorSink& err) {
     const bool sor = cfg.hs.solver == OF_SOLVER_RED_BLACK_SOR;
     const bool table = d && d->has;
-    const bool f16 = cfg.precision == OF_PRECISION_F16;
+    // Under OF_ROBUST_CENSUS the solver runs F32 whatever was asked (as on the CPU, api/oflow.h).
+    const bool f16 = cfg.precision == OF_PRECISION_F16 && cfg.robust != OF_ROBUST_CENSUS;
     t->precision = f16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
     of_variant v = cfg.variant != OF_VARIANT_AUTO ? cfg.variant : (table ? d->variant : OF_VARIANT_MULTI_ITER);
     if (sor && v == OF_VARIANT_MULTI_ITER) {
@@ -377,6 +378,10 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->rc = c.take(tvl1 ? f32 : 0);
     l->gr = c.take(!tvl1 || t.precision == OF_PRECISION_F16 ? 0 : f32);
     l->work_end = tvl1 ? c.off : 0;
+    const bool census = cfg.robust == OF_ROBUST_CENSUS;
+    l->tv_i1w = c.take(tvl1 && census ? f32 : 0);
+    l->tv_census_g = c.take(tvl1 && census ? f2 : 0);
+    l->tv_minor = c.take(tvl1 && census ? f2 : 0);
     if (tvl1) {
         std::size_t three = 0;
         if (!mul(f32, 3, &three)) return OF_ERR_OVERFLOW;
@@ -397,11 +402,12 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
         slot = split > t2 ? split : t2;
     }
     const bool blurred = hs && cfg.algorithm == OF_ALGO_CLG && make_gaussian(cfg.hs.rho).radius > 0;
-    if (blurred && !mul(f32, kHsChannels, &tensor)) return OF_ERR_OVERFLOW;
+    if ((blurred || (hs && census)) && !mul(f32, kHsChannels, &tensor)) return OF_ERR_OVERFLOW;
     l->hs_slot = hs || dis ? slot : 0;
     l->hs_i1w = c.take(hs || dis ? f32 : 0);
     l->hs_deriv = c.take(hs ? f4 : 0);
     l->hs_tensor = c.take(tensor);
+    l->hs_census = c.take(blurred && census ? tensor : 0);
     for (int k = 0; k < 3; ++k) l->hs_coef[k] = c.take(l->hs_slot);
     for (int k = 0; k < 2; ++k) l->hs_du[k] = c.take(l->hs_slot);
     // LK: the gradient pairs, the box sums (4 planes: 3 tensor channels, or 2 float2 planes), the
@@ -528,6 +534,10 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"g", "warped gradient (I1wx, I1wy) (per warp)", l.g, true, 0},
         {"rc", "F32 rho_c (per warp)", l.rc, true, 0},
         {"gr", "F32 |grad I1w|^2 (per warp; F32 storage only)", l.gr, true, 0},
+        {"tv_i1w", "TV-L1 under robust census: F32 frame 1 warped (per warp)", l.tv_i1w, true, 0},
+        {"tv_census_g", "TV-L1 under robust census: frame 1's warped gradient pairs, the census channels' input (per warp)",
+         l.tv_census_g, true, 0},
+        {"tv_minor", "TV-L1 under robust census: the minor channel's (q, rho_c) pairs (per warp)", l.tv_minor, true, 0},
         {"robust", "3 F32 planes of the local normalisation (before the pyramids); reuses u[1] and px[0]", tvl1 ? l.robust : 0,
          false, tvl1 ? plane0 * 12 : 0},
         {"out_scratch", "2 F32 planes: the host output's packed rows (after the solve); reuses px[0] onwards",
@@ -535,7 +545,9 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"hs_i1w", "HS/CLG (DIS: its refinement): F32 frame 1 warped (per warp)", l.hs_i1w, true, 0},
         {"hs_deriv", "HS/CLG: float4 (Ix, Iy, It) (per warp); the local normalisation's before, the confidence's work after",
          l.hs_deriv, true, 0},
-        {"hs_tensor", "CLG: the smoothed tensor's channels (per warp)", l.hs_tensor, true, 0},
+        {"hs_tensor", "CLG: the smoothed tensor's channels; under robust census the census tensor (per warp)", l.hs_tensor,
+         true, 0},
+        {"hs_census", "CLG under robust census: the census tensor before its blur (per warp)", l.hs_census, true, 0},
         {"hs_coef[0]", "HS/CLG/DIS: coefficient pairs, diagonal (per warp)", l.hs_coef[0], true, 0},
         {"hs_coef[1]", "HS/CLG: coefficient pairs, off-diagonal (per warp)", l.hs_coef[1], true, 0},
         {"hs_coef[2]", "HS/CLG: coefficient pairs, right-hand side (per warp)", l.hs_coef[2], true, 0},

@@ -101,6 +101,13 @@ inline int multi_bound_for(of_precision p, int row_bound, int threads) {
     return row_bound && multi_bound_ok(p, row_bound, threads) ? row_bound : multi_default_bound(p);
 }
 
+/// OF_ROBUST_CENSUS's reductions (census_stats_cuda.cu): kCensusBlocks blocks of kReduceThreads
+/// threads per frame, thread t of block b owning rows b * kReduceThreads + t + k * kCensusBlocks *
+/// kReduceThreads (k = 0, 1, ...), each row summed alone from left to right as the reference sums
+/// it; the rows' sums are added in a fixed order (block_sum_fixed, then the blocks in order): the
+/// result does not depend on the device.
+const int kCensusBlocks = 16;
+
 /// Device-side control block (at DevLayout::ctrl).
 struct Ctrl {
     unsigned int counter; // blocks done in the current reduction; back to 0 after each launch
@@ -132,6 +139,13 @@ struct Ctrl {
     int pick_take;
     int pick_kept;
     int pick_top;
+    // OF_ROBUST_CENSUS (core/census.hpp, census_stats_cuda.cu; outside the per-solve memset, each
+    // written before it is read): the reductions' per-block partial sums (frame f's at
+    // f * kCensusBlocks), each frame's level-0 RMS gradient (once per pair, Frame::census_rms0 on
+    // the CPU) and each frame's eta at the level being solved (written at the level's start).
+    double census_part[2 * kCensusBlocks];
+    double census_rms0[2];
+    float census_eta[2];
 };
 
 /// Dynamic shared memory of a FUSED block of bw x bh threads: new u on the tile plus its right
@@ -186,7 +200,20 @@ inline void default_shape(const of_config& cfg, const LaunchDefaults* d, Tuning*
     t->rows = !multi ? 1 : table ? d->rows : multi_rows(t->precision);
 }
 
-/// default_shape, then OFLOW_CUDA_F16_ROWS (4, 6 or 8: a tuning knob for oflow-bench and
+/// The config TV-L1's CUDA iterations run: cfg itself, but under OF_ROBUST_CENSUS variant GLOBAL
+/// and precision F32 whatever cfg asks (the census iteration is the GLOBAL F32 two-kernel one
+/// with the minor channel, cuda/tvl1_global_cuda.cu; the CPU runs F32 under census too), so the
+/// Tuning, and of_info's variant and precision, say what runs.
+inline of_config tvl1_run_config(const of_config& cfg) {
+    of_config c = cfg;
+    if (c.robust == OF_ROBUST_CENSUS) {
+        c.variant = OF_VARIANT_GLOBAL;
+        c.precision = OF_PRECISION_F32;
+    }
+    return c;
+}
+
+/// default_shape of tvl1_run_config(cfg), then OFLOW_CUDA_F16_ROWS (4, 6 or 8: a tuning knob for oflow-bench and
 /// oflow-tune, read at plan time; it wins over the table) and the checks of the launch shape
 /// (threads, shared memory, depth vs block, MULTI_ITER rows), and the MULTI_ITER launch bound:
 /// the table row's bound (a MULTI_ITER row) when it holds the block, whether the table or the
@@ -246,13 +273,22 @@ struct DevLayout {
                                      // spanning into px[0]; HS: hs_deriv; LK: lk_box)
     std::size_t work_end;            // TV-L1: end of u[0] .. gr, the region scratch, robust and
                                      // out_scratch reuse (make_layout checks they fit); else 0
+    // TV-L1 under OF_ROBUST_CENSUS (carved after work_end; 0 bytes otherwise), per warp: the warp
+    // writes frame 1 warped and its warped gradient here, the census channels (census_cuda.cu)
+    // read them and write the major channel into g, gr, rc and the minor one into tv_minor.
+    std::size_t tv_i1w;              // F32 I1 at x + u
+    std::size_t tv_census_g;         // float2 (I1wx, I1wy) at x + u (0 where x + u leaves the level)
+    std::size_t tv_minor;            // float2 (q, rho_c) of the minor channel (Tvl1Minor)
     // HS / CLG (config.algorithm OF_ALGO_HS or OF_ALGO_CLG; every TV-L1 slot above from px to gr
     // is then 0 bytes, and these are 0 bytes for TV-L1). Slots are level-0 sized; an SOR solve
     // keeps its coefficient and increment planes in the split layout (hs_cuda.cuh: red half plane
     // at the slot's start, black after it, each hs_half_pitch(w) elements per row).
     std::size_t hs_i1w;              // F32 frame 1 warped by the current flow
     std::size_t hs_deriv;            // float4 (Ix, Iy, It, 0)
-    std::size_t hs_tensor;           // kHsChannels F32 planes, the smoothed tensor (CLG, rho > 0)
+    std::size_t hs_tensor;           // kHsChannels F32 planes, the smoothed tensor (CLG, rho > 0), or
+                                     // under OF_ROBUST_CENSUS the census tensor the solver reads
+    std::size_t hs_census;           // OF_ROBUST_CENSUS with CLG's rho > 0: kHsChannels F32 planes, the
+                                     // census tensor before its blur into hs_tensor; else 0 bytes
     std::size_t hs_coef[3];          // T2 coefficient pairs: diag, off, rhs
     std::size_t hs_du[2];            // T2 (du, dv), ping-pong
     std::size_t hs_slot;             // bytes of one hs_coef / hs_du slot
@@ -373,7 +409,8 @@ of_status dis_resolve_tuning(const of_config& cfg, const LaunchDefaults* default
 /// fused_depth iterations per launch, default kHsDepth*). Red-black SOR: GLOBAL (one launch per
 /// half-sweep) and FUSED (red and black in one launch: blocks of bw x bh threads own 2 bw x bh
 /// pixels); MULTI_ITER asked for explicitly is OF_ERR_UNSUPPORTED, and a table's MULTI_ITER row
-/// (its rows are Jacobi's) gives SOR the FUSED kernel with the built-in block.
+/// (its rows are Jacobi's) gives SOR the FUSED kernel with the built-in block. Under
+/// OF_ROBUST_CENSUS the precision is F32 whatever the config asks (the variant as configured).
 const int kHsRowsF32 = 8, kHsRowsF16 = 8, kHsRowsFused = 4;
 const int kHsDepthF32 = 5, kHsDepthF16 = 7;
 /// Columns per thread of the MULTI_ITER Jacobi kernel (hs_multi_cuda.cu): F16 pairs take half

@@ -182,7 +182,9 @@ of_status capture_solver(State& st, const ErrorSink& err);
 of_status build_pyramid(State& st, int frame, Src src, const LevelDims* dims, int levels,
                         const ErrorSink& err);
 
-/// Warp stage of level-sized planes: pyr levels + gradient planes + u[ucur] -> g, rc, gr.
+/// Warp stage of level-sized planes: pyr levels + gradient planes + u[ucur] -> g, rc, gr. Under
+/// OF_ROBUST_CENSUS the warp writes tv_i1w and tv_census_g, and the census channels
+/// (launch_census_tvl1, eta from Ctrl::census_eta) write g, gr, rc and tv_minor.
 of_status run_warp(State& st, const LevelDims& d, int level, int ucur, const ErrorSink& err);
 
 /// `iterations` inner iterations of the configured variant on level-sized planes starting from

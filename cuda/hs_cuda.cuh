@@ -192,6 +192,24 @@ cudaError_t launch_hs_derivatives(DPlane<const float> i0, DPlane<const float> i1
 /// channel): j[c] are kHsChannels planes of deriv's size and pitch.
 cudaError_t launch_hs_tensor_blur(DPlane<const float4> deriv, float* const j[kHsChannels], const Gaussian1D& g,
                                   cudaStream_t s);
+/// OF_ROBUST_CENSUS: the census tensor of one warp (census_tensor_ref, bit for bit: IEEE
+/// operations in its order; census_cuda.cu): i0 the level of frame 0, i1w frame 1 warped
+/// (launch_hs_warp_image's), whose central-difference gradient (gradient_ref's) the kernel takes
+/// itself, eta = Ctrl::census_eta (frame 0's, frame 1's); out: j[kJ11 .. kJ23], planes of i0's
+/// size and pitch.
+struct CensusTensorCudaArgs {
+    DPlane<const float> i0, i1w;
+    DPlane<const float2> u;
+    float* j[kHsChannels];
+    const float* eta;
+};
+cudaError_t launch_census_tensor(const CensusTensorCudaArgs& a, cudaStream_t s);
+/// kHsChannels consecutive F32 planes from src on (`stride` elements apart) blurred by g into the
+/// planes from dst on (blur_h_ref then blur_v_ref per channel, bit for bit; CLG's smoothing of
+/// the census tensor), one launch (grid z = channel); every plane w x h with `pitch` elements a
+/// row, dst's never overlapping src's.
+cudaError_t launch_hs_planes_blur(const float* src, float* dst, std::size_t stride, int w, int h, int pitch,
+                                  const Gaussian1D& g, cudaStream_t s);
 /// The coefficient planes in T2 = float2 (f16 false) or __half2 (f16 true).
 cudaError_t launch_hs_coef(const HsCoefArgs& a, bool f16, cudaStream_t s);
 /// u += du (full layout, pitch du_pitch) or u += merge(red, black) (split, half pitch du_pitch).

@@ -2,7 +2,9 @@
 // as core/hs_level_cpu.cpp does it on the CPU. The pyramid is incremental: per warp, frame 1 is
 // warped by the current flow, the cube derivatives (and CLG's tensor, smoothed in one batched
 // launch) give the coefficient planes, the solver runs on the increment from zero, u += du, and
-// the median filter follows. Everything is enqueued on the context's stream.
+// the median filter follows. Under OF_ROBUST_CENSUS the census tensor (census_cuda.cu; CLG's
+// smoothed) gives the coefficients instead, for HS and CLG alike, Jacobi or SOR as configured.
+// Everything is enqueued on the context's stream.
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
 #include "cuda/hs_cuda.cuh"
@@ -219,21 +221,43 @@ of_status hs_prepare_warp(State& st, const LevelDims& d, int level, int ucur, co
     const DPlane<const float> ci0{i0.p, i0.w, i0.h, i0.pitch};
     OF_CUDA_TRY(launch_hs_warp_image(ci0, {i1.p, i1.w, i1.h, i1.pitch}, {u.p, u.w, u.h, u.pitch}, i1w, s),
                 "HS warp launch");
-    OF_CUDA_TRY(launch_hs_derivatives(ci0, {i1w.p, i1w.w, i1w.h, i1w.pitch}, deriv, s), "HS derivatives launch");
+    // OF_ROBUST_CENSUS (core/hs_level_cpu.cpp): the census channels' tensor at the warp's flow
+    // replaces the intensity's (no cube derivatives); rank two, so HS solves it as CLG does, by
+    // Cramer's rule on the tensor (the coupled update), and CLG smooths it first (hs_census ->
+    // hs_tensor).
+    const bool census = cfg.robust == OF_ROBUST_CENSUS;
+    if (!census)
+        OF_CUDA_TRY(launch_hs_derivatives(ci0, {i1w.p, i1w.w, i1w.h, i1w.pitch}, deriv, s), "HS derivatives launch");
     const bool clg = cfg.algorithm == OF_ALGO_CLG, blurred = clg && st.rho_blur.radius > 0;
     HsCoefArgs a;
     a.w = d.w;
     a.h = d.h;
     a.deriv = {deriv.p, deriv.w, deriv.h, deriv.pitch};
     a.alpha2 = cfg.hs.alpha * cfg.hs.alpha;
-    a.mode = !clg ? HsCoefMode::kHsClosed : blurred ? HsCoefMode::kCramerTensor : HsCoefMode::kCramerDeriv;
+    a.mode = census || blurred ? HsCoefMode::kCramerTensor : !clg ? HsCoefMode::kHsClosed : HsCoefMode::kCramerDeriv;
     const std::size_t plane0 = static_cast<std::size_t>(lay.dims[0].pitch) * static_cast<std::size_t>(lay.dims[0].h);
     float* j[kHsChannels];
+    float* raw[kHsChannels]; // census: the tensor before CLG's smoothing
     for (int c = 0; c < kHsChannels; ++c) {
-        j[c] = blurred ? reinterpret_cast<float*>(st.arena + lay.hs_tensor) + static_cast<std::size_t>(c) * plane0 : nullptr;
+        const std::size_t at = static_cast<std::size_t>(c) * plane0;
+        j[c] = blurred || census ? reinterpret_cast<float*>(st.arena + lay.hs_tensor) + at : nullptr;
+        raw[c] = census && blurred ? reinterpret_cast<float*>(st.arena + lay.hs_census) + at : j[c];
         a.j[c] = j[c];
     }
-    if (blurred) OF_CUDA_TRY(launch_hs_tensor_blur(a.deriv, j, st.rho_blur, s), "CLG tensor blur launch");
+    if (census) {
+        CensusTensorCudaArgs t;
+        t.i0 = ci0;
+        t.i1w = {i1w.p, i1w.w, i1w.h, i1w.pitch};
+        t.u = {u.p, u.w, u.h, u.pitch};
+        for (int c = 0; c < kHsChannels; ++c) t.j[c] = raw[c];
+        t.eta = st.ctrl()->census_eta;
+        OF_CUDA_TRY(launch_census_tensor(t, s), "census tensor launch");
+        if (blurred)
+            OF_CUDA_TRY(launch_hs_planes_blur(raw[0], j[0], plane0, d.w, d.h, static_cast<int>(d.pitch), st.rho_blur, s),
+                        "CLG census tensor blur launch");
+    } else if (blurred) {
+        OF_CUDA_TRY(launch_hs_tensor_blur(a.deriv, j, st.rho_blur, s), "CLG tensor blur launch");
+    }
     const bool sor = is_sor(st);
     a.split = sor;
     a.out_pitch = sor ? hs_half_pitch(d.w) : static_cast<int>(d.pitch);

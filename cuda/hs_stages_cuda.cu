@@ -3,8 +3,9 @@
 // three are the reference kernels (core/ref/warp_ref.cpp warp_image_ref, core/ref/
 // hs_stages_ref.cpp) with the same operations in the same order and the same clamped borders:
 // this file is compiled without contraction and with IEEE division (cuda/CMakeLists.txt), so
-// they equal the reference bit for bit. One thread per pixel, 32x8 blocks; the tensor blur
-// uses blur_tile.cuh's 32-column tiles with grid z = channel.
+// they equal the reference bit for bit. One thread per pixel, 32x8 blocks; the tensor blurs
+// (of the derivatives' products, or of OF_ROBUST_CENSUS's tensor planes) use blur_tile.cuh's
+// 32-column tiles with grid z = channel.
 #include "cuda/blur_tile.cuh"
 #include "cuda/cuda_layout.hpp"
 #include "cuda/plane_launch.cuh"
@@ -83,6 +84,23 @@ __global__ void __launch_bounds__(kBX * kBY) k_hs_tensor_blur(DPlane<const float
     blur_tile(TensorLoad{deriv, c}, deriv.w, deriv.h, dst, g, rows, sm);
 }
 
+// OF_ROBUST_CENSUS, CLG: channel c = blockIdx.z of kHsChannels consecutive F32 planes (`stride`
+// elements apart) blurred into the same channel of dst's.
+struct PlaneLoad {
+    const float* p;
+    int pitch;
+    __device__ float operator()(int x, int y) const {
+        return p[static_cast<std::size_t>(y) * static_cast<std::size_t>(pitch) + static_cast<std::size_t>(x)];
+    }
+};
+
+__global__ void __launch_bounds__(kBX * kBY) k_hs_planes_blur(const float* src, float* dst, std::size_t stride, int w,
+                                                              int h, int pitch, Gaussian1D g, int rows) {
+    extern __shared__ float sm[];
+    const std::size_t off = static_cast<std::size_t>(blockIdx.z) * stride;
+    blur_tile(PlaneLoad{src + off, pitch}, w, h, DPlane<float>{dst + off, w, h, pitch}, g, rows, sm);
+}
+
 // Largest |c13|, |c23| stored in F16 (px): keeps every sum of four means far inside F16's range
 // (65504); an increment beyond it is no motion of one pyramid level, and the sanity bound
 // clamps the flow at the level's end anyway.
@@ -105,7 +123,8 @@ __global__ void __launch_bounds__(kBX * kBY) k_hs_coef(HsCoefArgs a) {
     if (!plane_pixel(a.w, a.h, &x, &y)) return;
     const float a2 = a.alpha2;
     float c11, c12, c22, c13, c23;
-    const float4 dv = a.deriv.row(y)[x];
+    // The derivatives only where the mode reads them (under OF_ROBUST_CENSUS nothing writes them).
+    const float4 dv = a.mode != HsCoefMode::kCramerTensor ? a.deriv.row(y)[x] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (a.mode == HsCoefMode::kHsClosed) {
         const float gx = dv.x, gy = dv.y, gt = dv.z;
         const float d = a2 + gx * gx + gy * gy; // >= a2 > 0
@@ -208,6 +227,16 @@ cudaError_t launch_hs_tensor_blur(DPlane<const float4> deriv, float* const j[kHs
     return cudaGetLastError();
 }
 
+cudaError_t launch_hs_planes_blur(const float* src, float* dst, std::size_t stride, int w, int h, int pitch,
+                                  const Gaussian1D& g, cudaStream_t s) {
+    const int rows = tensor_blur_rows(g.radius);
+    const dim3 grid(static_cast<unsigned>((w + 31) / 32), static_cast<unsigned>((h + rows - 1) / rows),
+                    static_cast<unsigned>(kHsChannels));
+    k_hs_planes_blur<<<grid, dim3(kBX, kBY), blur_shared_bytes(g.radius, rows), s>>>(src, dst, stride, w, h, pitch, g,
+                                                                                    rows);
+    return cudaGetLastError();
+}
+
 cudaError_t launch_hs_coef(const HsCoefArgs& a, bool f16, cudaStream_t s) {
     if (f16)
         k_hs_coef<__half2><<<plane_grid(a.w, a.h), dim3(kBX, kBY), 0, s>>>(a);
@@ -232,6 +261,7 @@ void list_hs_stage_kernels(KernelList* l) {
     l->add(reinterpret_cast<const void*>(&k_hs_warp_image), "hs_warp_image");
     l->add(reinterpret_cast<const void*>(&k_hs_derivatives), "hs_derivatives");
     l->add(reinterpret_cast<const void*>(&k_hs_tensor_blur), "hs_tensor_blur");
+    l->add(reinterpret_cast<const void*>(&k_hs_planes_blur), "hs_planes_blur");
     l->add(reinterpret_cast<const void*>(&k_hs_coef<float2>), "hs_coef_f32");
     l->add(reinterpret_cast<const void*>(&k_hs_coef<__half2>), "hs_coef_f16x2");
     l->add(reinterpret_cast<const void*>(&k_hs_add_increment<float2>), "hs_add_increment_f32");

@@ -7,7 +7,8 @@
 // F16 storage (read widened; the arithmetic is F32 either way).
 // Where x + u leaves the image ([0, w-1] x [0, h-1]) there is no data term: g = 0, rho_c = 0.
 // With F16 storage rho_c is formed from the stored (rounded) g, so that rho(u0) = I1w - I0
-// exactly as the iterations see it. I1w itself is not stored (nothing reads it).
+// exactly as the iterations see it. I1w itself is stored only under OF_ROBUST_CENSUS (WarpArgs::i1w:
+// the census channels read it).
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_layout.hpp"
 
@@ -46,6 +47,7 @@ __global__ void __launch_bounds__(kBX * kBY) k_warp(WarpArgs<T2> a) {
         sy += tp.wy[j] * ty;
     }
     const bool inside = tp.inside;
+    if (a.i1w.p) a.i1w.row(y)[x] = s; // OF_ROBUST_CENSUS's input, wherever x + u lies (tvl1_warp_ref)
     if (!inside) sx = sy = 0.0f;
     const T2 g = Pair<T2>::from_f2(make_float2(sx, sy));
     const float2 gs = Pair<T2>::to_f2(g); // what the iterations will read

@@ -3,6 +3,7 @@
 #ifndef OFLOW_CORE_REF_KERNELS_REF_HPP
 #define OFLOW_CORE_REF_KERNELS_REF_HPP
 
+#include "core/census.hpp"
 #include "core/kernels.hpp"
 #include "core/status.hpp"
 
@@ -33,10 +34,9 @@ void shade_box_rows_ref(Plane src, Plane dst, int r, int y0, int y1);
 void shade_box_cols_ref(Plane src, Plane dst, int r, int x0, int x1);
 void shade_divide_ref(Plane img, Plane mean, int y0, int y1);
 // OF_ROBUST_CENSUS (core/census.hpp, core/ref/census_ref.cpp): the noise estimate's sum over
-// rows y0..y1 (Immerkaer 1996: |I * N| over the interior pixels), the sigma it gives for a w x h
-// plane, and TV-L1's per-warp channel.
+// rows y0..y1 (Immerkaer 1996: |I * N| over the interior pixels; census_noise_sigma() of
+// core/census.hpp turns it into sigma), and TV-L1's per-warp channel.
 double census_noise_sum_ref(Plane src, int y0, int y1);
-double census_noise_sigma(double sum, int w, int h);
 void census_tvl1_ref(const CensusArgs& a, int y0, int y1);
 struct CensusTensorArgs;
 void census_tensor_ref(const CensusTensorArgs& a, int y0, int y1);

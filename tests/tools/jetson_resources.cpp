@@ -211,6 +211,18 @@ const Fixed kFixed[] = {
     // The residual confidence (confidence_cuda.cu): a 32x8 tile per block, its halo in static
     // shared memory (6528 bytes).
     {"k_confidence", kPlane, 0},
+    // Robust census (census_cuda.cu, census_stats_cuda.cu): the per-warp channels and tensor per
+    // pixel, the rows' reductions in kReduceThreads blocks, the scalars in one thread; CLG's blur
+    // of the census tensor (hs_stages_cuda.cu); TV-L1's census calc_u (tvl1_global_cuda.cu) at the
+    // built-in 32x8 block (under census TV-L1 runs GLOBAL F32 whatever its row's variant: a GLOBAL
+    // F32 row's block, checked with the rows below, else 32x8).
+    {"k_census_tvl1", kPlane, 0},
+    {"k_census_tensor", kPlane, 0},
+    {"k_census_rows", cuda::kReduceThreads, 0},
+    {"k_census_rms0", 1, 0},
+    {"k_census_eta", 1, 0},
+    {"k_hs_planes_blur", kPlane, cuda::kMaxDynamicShared}, // tensor_blur_rows keeps the tile within it
+    {"k_global_calc_u2", kPlane, 0},
 };
 // Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), HS/CLG's
 // (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu), then LK's Newton steps (lk_global_cuda.cu,
@@ -267,6 +279,8 @@ std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::
         std::snprintf(buf, sizeof buf, "%dx%d", t.bw, t.bh);
         u.push_back({"k_global_calc_u<" + T2 + ">", threads, 0, "", kTvl1Rows, ""});
         u.push_back({"k_global_calc_p<" + T2 + ">", threads, 0, "", kTvl1Rows, ""});
+        if (prec == OF_PRECISION_F32) // robust census's calc_u at the row's block
+            u.push_back({"k_global_calc_u2", threads, 0, "", kTvl1Rows, ""});
         break;
     case OF_VARIANT_FUSED:
         std::snprintf(buf, sizeof buf, "%dx%d", t.bw, t.bh);
