@@ -213,8 +213,10 @@ typedef enum of_robust {
                                    step each; HS and CLG: the channels' summed tensor replaces the
                                    intensity's (HS then solves with the coupled updates). The iterations
                                    run in F32 (precision F16 runs F32 here; on CUDA, TV-L1 runs the GLOBAL
-                                   variant whatever is asked: of_info says so). With automatic levels the pyramid goes down to sides of 8 px
-                                   (16 in the other modes). docs/accuracy.md has where it wins and loses */
+                                   variant whatever is asked, HS and CLG's Jacobi GLOBAL where the variant
+                                   is AUTO: of_info says so). With automatic levels the pyramid goes down
+                                   to sides of 8 px (16 in the other modes). docs/accuracy.md has where it
+                                   wins and loses */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 

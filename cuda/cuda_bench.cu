@@ -303,7 +303,10 @@ of_status census_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSi
         return s;
     }
     const std::size_t plane0 = static_cast<std::size_t>(l.dims[0].pitch) * static_cast<std::size_t>(l.dims[0].h) * 4;
-    const std::size_t raw = l.hs_census ? l.hs_census : l.hs_tensor; // before CLG's smoothing
+    // Before CLG's smoothing: hs_census holds it only where CLG blurs (a layout offset is never
+    // 0 for a plane of no bytes, so the plane's own size does not say whether it exists).
+    const bool blurred = st.cfg.algorithm == OF_ALGO_CLG && st.rho_blur.radius > 0;
+    const std::size_t raw = blurred ? l.hs_census : l.hs_tensor;
     s = download(st, st.plane<float>(l.hs_i1w, d), r->out[0], err);
     for (int ch = 0; ch < kHsChannels && s == OF_OK; ++ch)
         s = download(st, st.plane<float>(raw + static_cast<std::size_t>(ch) * plane0, d), r->out[1 + ch], err);

@@ -488,7 +488,20 @@ void frames_split() {
     const double most = max_diff(sp.f.extract(), ref.f.extract());
     const of_info& in = sp.info;
     const bool split = in.levels == 4 && in.level_backend[0] == OF_BACKEND_CUDA && in.level_backend[3] != OF_BACKEND_CUDA;
-    const bool ok = split && most <= kFrameGlobal && in.last_iterations == ref.info.last_iterations;
+    // The CPU levels run on the build's CPU path: the reference, or NEON (on x86-64 through
+    // SIMDe, which AUTO takes where the table's CPU rows are NEON's). NEON's own distance from the
+    // reference on the whole frame then joins the bound: the split may differ from the reference
+    // by what its CPU levels' path does (measured on the H200: 1.09e-3 px with NEON levels).
+    double cpu_path = 0.0;
+    if (split && in.level_backend[3] == OF_BACKEND_NEON) {
+        of_config n = base;
+        n.backend = OF_BACKEND_NEON;
+        const Run nr = run_frame(n, fp, "split: NEON");
+        if (!nr.ok) return;
+        cpu_path = max_diff(nr.f.extract(), ref.f.extract());
+    }
+    const double bound = kFrameGlobal + 2.0 * cpu_path;
+    const bool ok = split && most <= bound && in.last_iterations == ref.info.last_iterations;
     std::printf("split by level (AUTO, xavier, levels 4: 0 on %s, 3 on %s): max |flow - reference| %.2e px, %llu steps "
                 "(reference %llu): %s\n",
                 in.level_backend[0] == OF_BACKEND_CUDA ? "CUDA" : "CPU", in.level_backend[3] == OF_BACKEND_CUDA ? "CUDA" : "CPU",
@@ -496,7 +509,8 @@ void frames_split() {
                 static_cast<unsigned long long>(ref.info.last_iterations), ok ? "ok" : "FAIL");
     CHECK_MSG(split, "LK split: levels %u, level 0 on %d, level 3 on %d (expected CUDA, then the CPU)", in.levels,
               static_cast<int>(in.level_backend[0]), static_cast<int>(in.level_backend[3]));
-    CHECK_MSG(most <= kFrameGlobal, "LK split: max |flow - reference| %.3g px > %.0e", most, kFrameGlobal);
+    CHECK_MSG(most <= bound, "LK split: max |flow - reference| %.3g px > %.3g (CPU levels' path %.3g from the reference)",
+              most, bound, cpu_path);
     CHECK_MSG(in.last_iterations == ref.info.last_iterations, "LK split: %llu steps, the reference %llu",
               static_cast<unsigned long long>(in.last_iterations), static_cast<unsigned long long>(ref.info.last_iterations));
 }

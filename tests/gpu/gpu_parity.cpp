@@ -694,11 +694,24 @@ void test_split() { // one solve: pick never splits (gpu_util.hpp one_solve)
         if (have_all) CHECK_MSG(ic.level_backend[info.levels - 1] == OF_BACKEND_CUDA, "explicit CUDA split a frame");
         if (pr == OF_PRECISION_F32) {
             epe32 = e;
-            // The CPU levels are the reference's own arithmetic, so the split stays as close to
-            // the reference as the GPU's level 0 allows (measured 1.1e-4 on the H200). The
-            // all-CUDA run also does the coarse levels in MULTI_ITER's fast-math arithmetic and
-            // the xavier table's launch shapes: 3.7e-3 from the split (and the reference) here.
-            CHECK_MSG(d <= 1e-3, "%s: max |flow - reference| %.3g px > 1e-3", what, d);
+            // With the reference's CPU levels the split stays as close to the reference as the
+            // GPU's level 0 allows (measured 1.1e-4 on the H200). Where the CPU levels run NEON
+            // (on x86-64 through SIMDe: AUTO takes it where the table's CPU rows are NEON's) the
+            // NEON path's own distance from the reference on the whole frame joins the bound
+            // (measured 5.3e-3 px from the reference with NEON levels). The all-CUDA run also
+            // does the coarse levels in MULTI_ITER's fast-math arithmetic and the xavier table's
+            // launch shapes: 3.7e-3 from the split (and the reference) here.
+            double cpu_path = 0.0;
+            if (info.level_backend[info.levels - 1] == OF_BACKEND_NEON) {
+                of_config n = ref;
+                n.backend = OF_BACKEND_NEON;
+                FlowBuf fn;
+                of_info in;
+                if (flow_of(n, fp, fn, &in, "split NEON")) cpu_path = max_diff(fn.extract(), vr);
+            }
+            const double bound = 1e-3 + 2.0 * cpu_path;
+            CHECK_MSG(d <= bound, "%s: max |flow - reference| %.3g px > %.3g (CPU levels' path %.3g from the reference)",
+                      what, d, bound, cpu_path);
             CHECK_MSG(dc >= 0.0 && dc <= 1e-2, "%s: max |flow - all-CUDA flow| %.3g px > 1e-2", what, dc);
         } else {
             CHECK_MSG(epe32 >= 0.0 && e <= 1.03 * epe32 + 0.01, "%s: EPE %.4f > 1.03 x F32 %.4f + 0.01", what, e, epe32);
