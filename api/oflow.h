@@ -201,8 +201,10 @@ typedef enum of_robust {
                                    between the frames divides out, and texture at every finer scale
                                    keeps its contrast */
     /* Appended with the one-solve work (docs/accuracy.md). */
-    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1, HS and CLG, on the CPU and CUDA paths (LK and DIS:
-                                   OF_ERR_UNSUPPORTED; a CUDA frame is never split with the CPU): a data
+    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1, HS, CLG and LK; TV-L1, HS and CLG on the CPU and CUDA
+                                   paths, LK on the CPU paths only in this version (DIS, and LK on backend
+                                   CUDA: OF_ERR_UNSUPPORTED; AUTO runs LK's on the CPU; a CUDA frame is
+                                   never split with the CPU): a data
                                    term robust by construction, one solve. Every pyramid level described
                                    by its soft census, 8 channels per pixel, d / sqrt(eta^2 + d^2) of the
                                    differences d to the 3x3 neighbours, eta following each frame's contrast
@@ -211,7 +213,9 @@ typedef enum of_robust {
                                    channels' linearised tensor is split per warp into its two orthogonal
                                    eigen-channels, whose L1 terms its threshold takes in one closed-form
                                    step each; HS and CLG: the channels' summed tensor replaces the
-                                   intensity's (HS then solves with the coupled updates). The iterations
+                                   intensity's (HS then solves with the coupled updates); LK: the same
+                                   tensor, rebuilt at every Newton step at the current flow, summed over
+                                   its window (lk.min_eigen applies to it unchanged). The iterations
                                    run in F32 (precision F16 runs F32 here; on CUDA, TV-L1 runs the GLOBAL
                                    variant whatever is asked, HS and CLG's Jacobi GLOBAL where the variant
                                    is AUTO: of_info says so). With automatic levels the pyramid goes down
@@ -253,7 +257,8 @@ typedef struct of_lk_params {
     uint32_t window;  /**< odd window side 3..33; default 11 (docs/accuracy.md, Lucas-Kanade) */
     float min_eigen;  /**< a window is valid when the smaller eigenvalue of its gradient tensor (intensity
                            units of the 0..255 scale, per px) divided by window^2 is at least this, at every
-                           level; default 1; finite, >= 0 (0: every window valid) */
+                           level (OF_ROBUST_CENSUS: of the census channels' tensor, at their grey-level
+                           scale, on each level's first step); default 1; finite, >= 0 (0: every window valid) */
 } of_lk_params;
 
 /** Dense Inverse Search parameters (Kroeger, Timofte, Dai, Van Gool, "Fast Optical Flow using

@@ -22,7 +22,9 @@
 // against contrast-free channels). The solvers take it as:
 //  - HS, CLG: the motion tensor summed over the channels, J = sum_k [a_k; r_k][a_k; r_k]^T
 //    (HsKernels::census_tensor, at the warp's flow: HS / CLG solve an increment), solved by the
-//    coupled updates (rank two); LK: not in this version;
+//    coupled updates (rank two); LK: the same tensor per pixel at every Newton step, summed
+//    over its window into G and b (core/lk_kernels.hpp's census paragraph, LkKernels::census_tensor
+//    reusing HS's kernel), the step -G^-1 b and the validity rule on G with LK's min_eigen;
 //  - TV-L1: the tensor's two eigen-channels (census_tvl1): with J2 = sum_k a_k a_k^T (2x2),
 //    b = sum_k r_k a_k, lambda1 >= lambda2 its eigenvalues and e1, e2 their unit eigenvectors,
 //    channel i is a_i = sqrt(lambda_i) e_i, rho_i(u) = (e_i . b) / sqrt(lambda_i) + a_i . (u - u0).

@@ -151,9 +151,9 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
                         "config: unknown robust mode %d (0 none, 1 local-norm, 2 range-match, 3 level-norm, 4 pick, "
                         "5 shade-norm, 6 census)", robust);
     if (robust == OF_ROBUST_CENSUS && cfg->algorithm != OF_ALGO_TVL1 && cfg->algorithm != OF_ALGO_HS &&
-        cfg->algorithm != OF_ALGO_CLG)
+        cfg->algorithm != OF_ALGO_CLG && cfg->algorithm != OF_ALGO_LK)
         return err.fail(OF_ERR_UNSUPPORTED,
-                        "config: robust census is TV-L1's, HS's and CLG's only in this version (algorithm %d)",
+                        "config: robust census is TV-L1's, HS's, CLG's and LK's only in this version (algorithm %d)",
                         static_cast<int>(raw_enum(cfg->algorithm)));
     if (!(cfg->robust_sigma >= 0.5f && cfg->robust_sigma <= 10.0f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: robust_sigma %g not in [0.5, 10]",

@@ -30,6 +30,27 @@
 //     with the replicated border (with clamped taps alone rotation-zoom's EPE grew with the
 //     steps, to 0.93 px after 10 at 160x120 against 0.11).
 //
+// Under OF_ROBUST_CENSUS (core/census.hpp) the intensity tensor is replaced by the 8 census
+// channels' summed tensor (core/lk_census_cpu.cpp runs it). Each Newton step re-linearises at
+// the current flow, as HS does per warp: frame 1 warped by u (KernelTable::warp_image), its
+// central-difference gradient, then per pixel q the census tensor at u(q) (census_tensor: the
+// kernel HS uses, CensusTensorArgs), J11, J12, J22 = sum_k a_k a_k^T and J13, J23 = sum_k r_k a_k,
+// with r_k(u) = r_k + a_k . (u - u(q)) the channel's residual linearised at q's own flow.
+// Summed over W(p) with every q carried to the centre's flow, as the intensity b is:
+//        E_p(u) = sum over q in W(p), k of (r_k(q) + a_k(q) . (u - u(q)))^2,
+//        grad E_p / 2 at u(p):  b(p) = sum_q (J13(q), J23(q)) + G(p) u(p) - sum_q J2(q) u(q)
+//                                    = S(p) + G(p) u(p),
+// G(p) the window sums of J2 = [J11 J12; J12 J22] and S the window sums of
+// (J13 - J11 u1 - J12 u2, J23 - J12 u1 - J22 u2) (census_products), so that u + delta = -G^-1 S:
+// the update kernel of step 4 unchanged, on G and S rebuilt at every step (the tensor moves with
+// the warp). Validity: step 3's rule on the first step's G (the level's starting flow) with the
+// same min_eigen; later steps keep that state (stopped pixels stay stopped), and the update's
+// det guard covers a later G that turns singular. The threshold keeps its scale because
+// kCensusScale is the channels' grey-level scale: S c_k spans [-S, S] grey-level equivalents, so
+// a census J2 is in the intensity tensor's units (grey levels^2 per px) whatever the frame's
+// contrast (the channels are contrast-free): a window is invalid when its census structure is
+// flat in one direction, not when its contrast is low.
+//
 // Contract of every entry: it writes rows [y0, y1) of its outputs only, reads any rows of its
 // inputs (never written by the same call), allocates nothing. Borders replicate: a neighbour
 // outside the plane is the nearest pixel inside (x clamped to [0, w-1], y to [0, h-1]).
@@ -110,6 +131,18 @@ struct LkUpdateArgs {
     float epsilon;
 };
 
+struct CensusTensorArgs; // core/hs_kernels.hpp
+
+/// OF_ROBUST_CENSUS's residual products (top comment): with J the census tensor at u (J11, J12,
+/// J22 in j, J13 and J23 in bx and by on entry),
+///     bx = J13 - (J11 u1 + J12 u2),   by = J23 - (J12 u1 + J22 u2),
+/// each product and sum in F32 in the order written, in place (bx, by out).
+struct LkCensusArgs {
+    Plane j[kLkTensorChannels]; // J11, J12, J22 (before the window sums)
+    Plane u1, u2;
+    Plane bx, by;               // in: J13, J23; out: the products
+};
+
 struct LkKernels {
     /// The gradient the level solver uses (scharr), and both operators of the family.
     LkGradientFn gradient;
@@ -121,6 +154,10 @@ struct LkKernels {
     double (*confidence)(const LkConfArgs& a, int y0, int y1);
     void (*residual)(const LkResidualArgs& a, int y0, int y1);
     double (*update)(const LkUpdateArgs& a, int y0, int y1);
+    /// OF_ROBUST_CENSUS: the census channels' tensor (census_tensor_ref, HS's kernel) and the
+    /// residual products; the reference's on every CPU path in this version.
+    void (*census_tensor)(const CensusTensorArgs& a, int y0, int y1);
+    void (*census_products)(const LkCensusArgs& a, int y0, int y1);
 };
 
 /// Fills t with the reference kernels (core/ref/lk_ref.cpp).

@@ -14,12 +14,42 @@
 
 namespace oflow {
 
-int lk_work_planes(const of_config&) { return kLkPlanes; }
+int lk_work_planes(const of_config& cfg) { return cfg.robust == OF_ROBUST_CENSUS ? kLkPlanesCensus : kLkPlanes; }
 
-const char* lk_work_plane_name(const of_config&, int i) {
-    static const char* const names[kLkPlanes] = {"gx",  "gy",  "ex",  "ey",   "box_h0", "box_h1",
-                                                 "box_h2", "G11", "G12", "G22", "confidence", "lk_state"};
-    return i >= 0 && i < kLkPlanes ? names[i] : "?";
+const char* lk_work_plane_name(const of_config& cfg, int i) {
+    static const char* const names[kLkPlanesCensus] = {"gx",     "gy",  "ex",  "ey",  "box_h0",     "box_h1",  "box_h2",
+                                                       "G11",    "G12", "G22", "confidence", "lk_state", "I1w"};
+    return i >= 0 && i < lk_work_planes(cfg) ? names[i] : "?";
+}
+
+LkLevelPlanes lk_level_planes(const LevelJob& job) {
+    const Frame& f = *job.f;
+    const of_config& cfg = f.c->cfg;
+    const int l = job.level;
+    const int s = static_cast<int>(cfg.lk.window);
+    LkLevelPlanes p;
+    p.radius = (s - 1) / 2;
+    for (int ch = 0; ch < kLkTensorChannels; ++ch) {
+        p.g[ch] = f.algo(kLkG0 + ch, l);
+        p.hbox[ch] = f.algo(kLkH0 + ch, l);
+        p.conf.j[ch] = p.g[ch];
+        p.update.j[ch] = p.g[ch];
+    }
+    p.e[0] = f.algo(kLkEx, l);
+    p.e[1] = f.algo(kLkEy, l);
+    p.eh[0] = p.hbox[0];
+    p.eh[1] = p.hbox[1];
+    p.conf.conf = f.algo(kLkConf, l);
+    p.conf.state = f.algo(kLkState, l);
+    p.conf.inv_area = 1.0 / (static_cast<double>(s) * static_cast<double>(s));
+    p.conf.min_eigen = cfg.lk.min_eigen;
+    p.update.ex = p.e[0];
+    p.update.ey = p.e[1];
+    p.update.state = p.conf.state;
+    p.update.u1 = job.u1;
+    p.update.u2 = job.u2;
+    p.update.epsilon = cfg.epsilon;
+    return p;
 }
 
 void lk_solve_level_cpu(const LevelJob& job) {
@@ -29,14 +59,18 @@ void lk_solve_level_cpu(const LevelJob& job) {
     const LkKernels& k = c->lk;
     const int l = job.level;
     const int h = f.dims[l].h;
-    const int s = static_cast<int>(cfg.lk.window), r = (s - 1) / 2;
+    const int median = static_cast<int>(cfg.median_size);
+    if (cfg.robust == OF_ROBUST_CENSUS) { // the census tensor, rebuilt at every step
+        *job.iterations += lk_census_steps(job);
+        if (median > 0) median_flow(c, job.u1, job.u2, f.work(kBufTmp, l), median);
+        return;
+    }
+    const LkLevelPlanes p = lk_level_planes(job);
+    const Plane* g = p.g;
+    const Plane* hbox = p.hbox;
+    const int r = p.radius;
     const Plane i0 = f.level(kBufPyr0, l), i1 = f.level(kBufPyr1, l);
     const Plane gx = f.algo(kLkGx, l), gy = f.algo(kLkGy, l);
-    Plane g[kLkTensorChannels], hbox[kLkTensorChannels];
-    for (int ch = 0; ch < kLkTensorChannels; ++ch) {
-        g[ch] = f.algo(kLkG0 + ch, l);
-        hbox[ch] = f.algo(kLkH0 + ch, l);
-    }
     double* sums = band_sums(c);
 
     // 1-3. Gradient, its tensor summed over the windows (products in G, the horizontal pass
@@ -49,27 +83,14 @@ void lk_solve_level_cpu(const LevelJob& job) {
     for_rows(c, h, [&](int y0, int y1, int) { k.tensor(ta, y0, y1); });
     for_rows(c, h, [&](int y0, int y1, int) { k.box_h_multi(g, hbox, kLkTensorChannels, r, y0, y1); });
     for_rows(c, h, [&](int y0, int y1, int) { k.box_v_multi(hbox, g, kLkTensorChannels, r, y0, y1); });
-    LkConfArgs ca;
-    for (int ch = 0; ch < kLkTensorChannels; ++ch) ca.j[ch] = g[ch];
-    ca.conf = f.algo(kLkConf, l);
-    ca.state = f.algo(kLkState, l);
-    ca.inv_area = 1.0 / (static_cast<double>(s) * static_cast<double>(s));
-    ca.min_eigen = cfg.lk.min_eigen;
-    for_rows(c, h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = k.confidence(ca, y0, y1); });
+    for_rows(c, h, [&](int y0, int y1, int band) { sums[band * kBandSumStride] = k.confidence(p.conf, y0, y1); });
     const double valid = sum_bands(c, h);
 
     // 4. Newton steps while a valid pixel is still moving.
-    const LkResidualArgs ra{i0, i1, gx, gy, job.u1, job.u2, f.algo(kLkEx, l), f.algo(kLkEy, l)};
-    const Plane e[2] = {ra.bx, ra.by};
-    const Plane eh[2] = {hbox[0], hbox[1]};
-    LkUpdateArgs ua;
-    for (int ch = 0; ch < kLkTensorChannels; ++ch) ua.j[ch] = g[ch];
-    ua.ex = ra.bx;
-    ua.ey = ra.by;
-    ua.state = ca.state;
-    ua.u1 = job.u1;
-    ua.u2 = job.u2;
-    ua.epsilon = cfg.epsilon;
+    const LkResidualArgs ra{i0, i1, gx, gy, job.u1, job.u2, p.e[0], p.e[1]};
+    const Plane* e = p.e;
+    const Plane* eh = p.eh;
+    const LkUpdateArgs& ua = p.update;
     uint32_t n = 0;
     while (valid > 0.0 && n < job.max_iterations) {
         for_rows(c, h, [&](int y0, int y1, int) { k.residual(ra, y0, y1); });
@@ -82,7 +103,6 @@ void lk_solve_level_cpu(const LevelJob& job) {
     *job.iterations += n;
 
     // 5. Invalid pixels kept their initial flow; the median only when asked for (LK's default 0).
-    const int median = static_cast<int>(cfg.median_size);
     if (median > 0) median_flow(c, job.u1, job.u2, f.work(kBufTmp, l), median);
 }
 

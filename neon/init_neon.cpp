@@ -96,7 +96,9 @@ void hs_kernels_init_neon(HsKernels* t, bool f16) {
 void lk_kernels_init_neon(LkKernels* t) {
     // Every entry: the gradient the level solver uses (Scharr) and both operators of the family,
     // the tensor, the window sums (block running sums: lk_box_neon.cpp), the confidence, the
-    // residual products and the Newton step. None stays the reference's, and none is F16.
+    // residual products and the Newton step; none is F16. The census entries (census_tensor,
+    // census_products) stay the reference's (lk_kernels_init_ref filled them), as HS's census
+    // tensor does: the census path's box sums, confidence and Newton step are these NEON ones.
     t->scharr = lk_scharr_neon;
     t->prewitt = lk_prewitt_neon;
     t->gradient = lk_scharr_neon;

@@ -16,9 +16,13 @@
 //    0.125-0.83 (x86-64: census 0.027-0.046, none 0.125-0.83); on the reference path, and on the NEON
 //    kernels where the build has them, within 5 % + 0.02 px of the reference.
 //  - HS and CLG through the ABI on the matrix's rotation-zoom cell (test_through_abi_hs_clg).
-//  - What it refuses: LK and DIS (OF_ERR_UNSUPPORTED: TV-L1's, HS's and CLG's only in this
-//    version). Backend CUDA is no refusal: it creates where a device is, else it is unavailable
-//    (OF_ERR_BACKEND_UNAVAILABLE); tests/gpu/gpu_census.cpp checks the CUDA path's flow.
+//  - LK through the ABI on the matrix's translation cell under gain-noise (gain, offset and
+//    noise) and shading (test_through_abi_lk).
+//  - What it refuses: DIS (OF_ERR_UNSUPPORTED: TV-L1's, HS's, CLG's and LK's only in this
+//    version) and LK on backend CUDA (OF_ERR_UNSUPPORTED: LK's census is CPU-only in this
+//    version). TV-L1, HS and CLG on backend CUDA are no refusal: they create where a device is,
+//    else it is unavailable (OF_ERR_BACKEND_UNAVAILABLE); tests/gpu/gpu_census.cpp checks the
+//    CUDA path's flow.
 #include "tests/check.hpp"
 #include "tests/host_plane.hpp"
 #include "tests/test_util.hpp"
@@ -368,8 +372,24 @@ void test_through_abi_hs_clg() {
         }
 }
 
+// LK takes the census channels' summed tensor through its window sums (core/lk_kernels.hpp):
+// on the matrix's translation cell (384x288, 30.5 px) under gain-noise and shading, census
+// below 0.3 px and below robust none (x86-64, NEON path: 0.16 / 0.13 against 2.39 / 2.92); NEON
+// within 5 % + 0.02 px of the reference (run_cell).
+void test_through_abi_lk() {
+    using oflow::synth::Photometry;
+    const Photometry phs[] = {Photometry::GainNoise, Photometry::Shading};
+    for (Photometry ph : phs) {
+        const CellRuns r = run_cell(OF_ALGO_LK, oflow::synth::Motion::Translation, ph);
+        std::printf("LK  translation / %-10s census %.4f (NEON %s%.4f), robust none %.4f\n",
+                    oflow::synth::photometry_name(ph), r.census, r.ran_neon ? "" : "not built: ", r.neon, r.none);
+        CHECK_MSG(r.census >= 0.0 && r.census < 0.3 && r.census < r.none, "LK census EPE %.4f (robust none %.4f)",
+                  r.census, r.none);
+    }
+}
+
 void test_refusals() {
-    const of_algorithm others[] = {OF_ALGO_LK, OF_ALGO_DIS};
+    const of_algorithm others[] = {OF_ALGO_DIS};
     for (of_algorithm a : others) {
         of_config c = oftest::algo_config(a, 64, 48);
         c.robust = OF_ROBUST_CENSUS;
@@ -387,6 +407,27 @@ void test_refusals() {
     CHECK_MSG((s == OF_OK && ctx != nullptr) || (s == OF_ERR_BACKEND_UNAVAILABLE && ctx == nullptr),
               "census on backend CUDA: %s", oftest::st(s));
     if (ctx) of_destroy(ctx);
+    // LK's census is the CPU's only: backend CUDA is refused whether or not a device is there,
+    // and AUTO runs it on the CPU.
+    of_config l = oftest::algo_config(OF_ALGO_LK, 64, 48);
+    l.robust = OF_ROBUST_CENSUS;
+    l.backend = OF_BACKEND_CUDA;
+    ctx = nullptr;
+    const of_status sl = of_create(&l, &ctx);
+    CHECK_MSG(sl == OF_ERR_UNSUPPORTED && ctx == nullptr, "LK census on backend CUDA: %s", oftest::st(sl));
+    if (ctx) of_destroy(ctx);
+    l.backend = OF_BACKEND_AUTO;
+    ctx = nullptr;
+    const of_status sa = of_create(&l, &ctx);
+    of_info info;
+    CHECK_MSG(sa == OF_OK && ctx != nullptr, "LK census on AUTO: %s", oftest::st(sa));
+    if (ctx) {
+        std::memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        CHECK_MSG(of_get_info(ctx, &info) == OF_OK && info.backend != OF_BACKEND_CUDA, "LK census on AUTO ran on %d",
+                  static_cast<int>(info.backend));
+        of_destroy(ctx);
+    }
 }
 
 } // namespace
@@ -403,6 +444,7 @@ int main() {
     } else {
         test_through_abi();
         test_through_abi_hs_clg();
+        test_through_abi_lk();
     }
     return oftest::finish("census");
 }

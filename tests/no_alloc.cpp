@@ -7,7 +7,7 @@
 // calls (their messages are formatted without allocating too), plus of_get_info and
 // of_last_error; the validity planes (mask and confidence) with every flow; Horn-Schunck and CLG
 // with both solvers, and Lucas-Kanade, too, each under robust local-norm (one solve a pair); robust
-// pick, the default (TV-L1, LK, CLG). The first offending allocation is
+// pick, the default (TV-L1, LK, CLG); LK under robust census. The first offending allocation is
 // printed with an addr2line command.
 // of_explain allocates nothing at all (without a tuning_path).
 #include "alloc_counter.hpp"
@@ -260,6 +260,9 @@ int main() {
         run_config(OF_PIXEL_F32, 2, OF_BACKEND_REFERENCE, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_ROBUST_PICK);
         run_config(OF_PIXEL_U8, 2, OF_BACKEND_REFERENCE, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_ROBUST_PICK);
         run_config(OF_PIXEL_U8, 2, OF_BACKEND_REFERENCE, OF_ALGO_CLG, OF_SOLVER_RED_BLACK_SOR, OF_ROBUST_PICK);
+        // Robust census for LK: its warp plane and the census tensor's per-step passes
+        // (core/lk_census_cpu.cpp), in the arena sized at create.
+        run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_ROBUST_CENSUS);
     }
     return oftest::finish("no_alloc");
 }

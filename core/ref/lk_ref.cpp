@@ -5,6 +5,8 @@
 // neighbour clamped into the plane.
 #include "core/ref/lk_ref.hpp"
 
+#include "core/ref/kernels_ref.hpp" // census_tensor_ref
+
 #include <cmath>
 
 namespace oflow {
@@ -188,6 +190,22 @@ double lk_update_ref(const LkUpdateArgs& a, int y0, int y1) {
     return active;
 }
 
+void lk_census_products_ref(const LkCensusArgs& a, int y0, int y1) {
+    for (int y = y0; y < y1; ++y) {
+        const float* j11 = a.j[kG11].row(y);
+        const float* j12 = a.j[kG12].row(y);
+        const float* j22 = a.j[kG22].row(y);
+        const float* u1 = a.u1.row(y);
+        const float* u2 = a.u2.row(y);
+        float* bx = a.bx.row(y);
+        float* by = a.by.row(y);
+        for (int x = 0; x < a.u1.w; ++x) {
+            bx[x] = bx[x] - (j11[x] * u1[x] + j12[x] * u2[x]);
+            by[x] = by[x] - (j12[x] * u1[x] + j22[x] * u2[x]);
+        }
+    }
+}
+
 void lk_kernels_init_ref(LkKernels* t) {
     t->scharr = lk_scharr_ref;
     t->prewitt = lk_prewitt_ref;
@@ -198,6 +216,8 @@ void lk_kernels_init_ref(LkKernels* t) {
     t->confidence = lk_confidence_ref;
     t->residual = lk_residual_ref;
     t->update = lk_update_ref;
+    t->census_tensor = census_tensor_ref; // HS's kernel (core/ref/census_ref.cpp)
+    t->census_products = lk_census_products_ref;
 }
 
 } // namespace oflow

@@ -14,6 +14,7 @@ void lk_box_v_multi_ref(const Plane* src, const Plane* dst, int n, int radius, i
 double lk_confidence_ref(const LkConfArgs& a, int y0, int y1);
 void lk_residual_ref(const LkResidualArgs& a, int y0, int y1);
 double lk_update_ref(const LkUpdateArgs& a, int y0, int y1);
+void lk_census_products_ref(const LkCensusArgs& a, int y0, int y1);
 
 /// The smaller eigenvalue of [a b; b c] (a, c >= 0 for a gradient tensor) in the closed form of
 /// core/lk_kernels.hpp (LkConfArgs), never below 0. Shared by the confidence kernel and tests.

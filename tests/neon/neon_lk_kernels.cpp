@@ -42,6 +42,7 @@
 // paths is printed (equal to four digits).
 #include "tests/check.hpp"
 #include "core/lk_kernels.hpp"
+#include "core/ref/kernels_ref.hpp"
 #include "core/ref/lk_ref.hpp"
 #include "neon/kernels_neon.hpp"
 #include "neon/neon_kernels.hpp"
@@ -653,10 +654,12 @@ void check_table() {
     LkKernels t;
     lk_kernels_init_ref(&t);
     lk_kernels_init_neon(&t);
-    // Every entry is NEON's (the Scharr gradient is the level solver's).
+    // Every entry but census's is NEON's (the Scharr gradient is the level solver's).
     CHECK(t.gradient == lk_scharr_neon && t.scharr == lk_scharr_neon && t.prewitt == lk_prewitt_neon &&
           t.tensor == lk_tensor_neon && t.box_h_multi == lk_box_h_multi_neon && t.box_v_multi == lk_box_v_multi_neon &&
           t.confidence == lk_confidence_neon && t.residual == lk_residual_neon && t.update == lk_update_neon);
+    // The census entries stay the reference's (neon/init_neon.cpp).
+    CHECK(t.census_tensor == census_tensor_ref && t.census_products == lk_census_products_ref);
 }
 
 // ---- whole flow, NEON against the reference, through the public API --------------------------------
