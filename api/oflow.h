@@ -178,7 +178,11 @@ typedef enum of_robust {
                                    (and both clamped to the range the other frame still shows) */
     OF_ROBUST_LEVEL_NORM = 3,  /**< the pyramid is built from the range-matched frames, then every level is
                                    normalised at its own scale as LOCAL_NORM (robust_sigma in that level's
-                                   pixels): gain/offset invariant, and every level keeps its signal */
+                                   pixels): gain/offset invariant, and every level keeps its signal.
+                                   OF_ALGO_DIS: levels 0-2 (never the two coarsest) are instead resampled
+                                   from one fine level normalised as LOCAL_NORM (robust_sigma frame pixels;
+                                   level 0, or the level above the finest DIS solves): they keep the
+                                   fine detail its patches match (docs/accuracy.md, "Dense Inverse Search") */
     OF_ROBUST_PICK = 4,        /**< the default: the pair solved under each candidate and the flow kept
                                    whose warp best matches the two frames normalised as LOCAL_NORM (mean
                                    |N0(x) - N1(x + u)|, NONE's divided by 1.05 for HS and CLG; a pixel whose
@@ -363,8 +367,9 @@ typedef struct of_config {
                                      The table is kept in the context's host arena (of_query_memory counts
                                      it); the path is not retained */
     /* Appended with the exposure work (docs/accuracy.md). */
-    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_PICK (DIS: OF_ROBUST_LEVEL_NORM,
-                                     one solve a pair: docs/accuracy.md, "Dense Inverse Search") */
+    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_PICK (DIS: OF_ROBUST_LEVEL_NORM
+                                     with its fine levels from the frame's normalisation, one solve a pair:
+                                     docs/accuracy.md, "Dense Inverse Search") */
     float robust_sigma;         /**< its window (Gaussian sigma, px at full size); default 3; [0.5, 10] */
     uint32_t median_size;       /**< median filter of the flow after every warp: 0 (off), 3 or 5 (default; LK, DIS: 0) */
     float min_texture;          /**< automatic levels only: the coarsest level used is the coarsest whose

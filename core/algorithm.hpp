@@ -132,6 +132,12 @@ struct Algorithm {
     uint32_t (*finest_read_level)(const of_config& cfg);
     /// Its iterations in the time model (nullptr: the shared model, IterationModel's comment).
     const IterationModel* iterations;
+    /// Under OF_ROBUST_LEVEL_NORM: levels 0 .. level_norm_fine - 1 of both pyramids (never the
+    /// two coarsest: level_norm_fine_levels, core/robust.hpp) are resampled from one fine level
+    /// (level_norm_fine_base) normalised with the frame's window (robust_sigma frame px, floor
+    /// kRobustFloor, as OF_ROBUST_LOCAL_NORM), the coarser levels built from the frames as they
+    /// are and normalised at their own scale. 0: every level at its own scale.
+    int level_norm_fine;
 };
 
 /// The registered algorithms, in registry order: i in 0..algorithm_count()-1.

@@ -118,6 +118,21 @@ void dis_kernels_init(of_context* ctx, of_backend cpu, bool) {
 #endif
 }
 
+// Under its default OF_ROBUST_LEVEL_NORM, DIS takes pyramid levels 0, 1 and 2 (the finest
+// levels its presets solve: MEDIUM 1, FAST and ULTRAFAST 2) from one fine level normalised with
+// the frame's window (robust_sigma frame px), and only the coarser levels, which must keep their
+// coarse structure for large motion, normalised at their own scale (Algorithm::level_norm_fine,
+// core/robust.hpp level_norm_fine_levels and level_norm_fine_base). That normalisation's
+// band-pass keeps the detail at the scale the finest levels match; normalised at their own
+// scale (window 3 level px: 12 px of the frame at level 2) those levels kept less of it.
+// Measured (docs/accuracy.md section 15, reference path): Middlebury RubberWhale RMSE
+// ULTRAFAST / FAST / MEDIUM 0.934 / 0.773 / 0.549 -> 0.789 / 0.667 / 0.475 (OpenCV 4.6: 0.845 /
+// 0.731 / 0.476), the six real pairs' mean EPE 0.749 / 0.613 / 0.450 -> 0.685 / 0.586 / 0.420, the
+// accuracy matrix 0.942 -> 0.853 (its photometric cells 0.973 -> 0.881), the photograph set
+// 4.338 -> 4.271. Fine levels 0-1 only: RubberWhale ULTRAFAST 0.934 (its level 2 at its own
+// scale again); 0-3: 0.793 with level 0 as the base.
+const int kDisLevelNormFine = 3;
+
 #if OF_HAVE_CUDA
 const CudaDriver kDisCuda = {cuda::dis_resolve_tuning, cuda::dis_plan, cuda::dis_create, cuda::process, cuda::destroy,
                              cuda::push, cuda::register_host, cuda::unregister_host, cuda::last_pick};
@@ -152,6 +167,7 @@ const Algorithm kDis = {
     1, // no warps
     dis_finest_read_level,
     &kDisModel,
+    kDisLevelNormFine,
 };
 
 } // namespace oflow

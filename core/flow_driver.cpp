@@ -74,15 +74,17 @@ namespace {
 // of the finished pyramid at its own scale (OF_ROBUST_LEVEL_NORM). The algorithm's scratch work
 // planes are free while the pyramid is built (core/algorithm.hpp kScratchPlanes): mean in work
 // plane 0, variance in work plane 1.
-void normalize_plane(const Frame& f, Plane img, int l, float floor) {
+// g: the window (the context's robust_blur unless stated).
+void normalize_plane(const Frame& f, Plane img, int l, float floor, const Gaussian1D& g) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
     const Plane mean = f.algo(0, l), var = f.algo(1, l), tmp = f.work(kBufTmp, l);
-    blur_plane(c, c->robust_blur, img, tmp, mean);
+    blur_plane(c, g, img, tmp, mean);
     for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_sq(img, mean, var, y0, y1); });
-    blur_plane(c, c->robust_blur, var, tmp, var);
+    blur_plane(c, g, var, tmp, var);
     for_rows(c, img.h, [&](int y0, int y1, int) { k.robust_combine(img, mean, var, img, floor, y0, y1); });
 }
+void normalize_plane(const Frame& f, Plane img, int l, float floor) { normalize_plane(f, img, l, floor, f.c->robust_blur); }
 
 void normalize_level(const Frame& f, HostBuf pyr, int l, float floor) { normalize_plane(f, f.level(pyr, l), l, floor); }
 
@@ -136,16 +138,13 @@ ExposureMatch match_exposure(const Frame& f) {
     return m;
 }
 
-// The rest of a pyramid whose level 0 holds the converted frame: normalisation, presmoothing,
-// the coarser levels.
-void finish_pyramid(const Frame& f, HostBuf pyr) {
+// Levels from .. end - 1 of a pyramid from level from - 1: each the anti-aliased (level_blur)
+// level above it, resampled. The algorithm's scratch work plane 2 is free while the pyramid is
+// built.
+void build_levels(const Frame& f, HostBuf pyr, int from, int end) {
     of_context* c = f.c;
     const KernelTable& k = c->kt;
-    Plane l0 = f.level(pyr, 0);
-    if (c->cfg.robust == OF_ROBUST_LOCAL_NORM) normalize_level(f, pyr, 0, kRobustFloor);
-    if (c->presmooth.radius > 0) blur_plane(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
-    for (int l = 1; l < f.levels; ++l) {
-        // The algorithm's scratch work plane 2 is free while the pyramid is built.
+    for (int l = from; l < end; ++l) {
         Plane src = f.level(pyr, l - 1);
         Plane smooth = f.algo(2, l - 1);
         blur_plane(c, c->level_blur, src, f.work(kBufTmp, l - 1), smooth);
@@ -154,10 +153,24 @@ void finish_pyramid(const Frame& f, HostBuf pyr) {
     }
 }
 
+// The rest of a pyramid whose level 0 holds the converted frame: normalisation, presmoothing,
+// the coarser levels.
+void finish_pyramid(const Frame& f, HostBuf pyr) {
+    of_context* c = f.c;
+    Plane l0 = f.level(pyr, 0);
+    if (c->cfg.robust == OF_ROBUST_LOCAL_NORM) normalize_level(f, pyr, 0, kRobustFloor);
+    if (c->presmooth.radius > 0) blur_plane(c, c->presmooth, l0, f.work(kBufTmp, 0), l0);
+    build_levels(f, pyr, 1, f.levels);
+}
+
 // OF_ROBUST_LEVEL_NORM: every level of both pyramids, built from the range-matched frames,
 // normalised at its own scale: the coarse levels keep the low frequencies that a
 // full-resolution normalisation removes. Runs after the texture rule has judged the levels as
 // they are (a level the normalisation would blow up from near-flat to full contrast stays cut).
+// With Algorithm::level_norm_fine L > 0 (level_norm_fine_levels) the levels finer than L are
+// instead rebuilt from level b = level_norm_fine_base normalised with the frame's window
+// (robust_sigma frame px, floor kRobustFloor), and only the levels from L on are normalised at
+// their own scale (DIS: docs/accuracy.md section 15).
 // OF_ROBUST_CENSUS: the same from level 1 on (core/census.hpp; level 0's census reads the
 // range-matched frames).
 // m: the pair's exposure match (each frame's floor, level_norm_floor()).
@@ -169,6 +182,18 @@ void normalize_pyramids(const Frame& f, const ExposureMatch& m) {
     const Algorithm* a = f.c->algo;
     int first = a->finest_read_level && !cfg.warm_start ? static_cast<int>(a->finest_read_level(cfg)) : 0;
     if (cfg.robust == OF_ROBUST_CENSUS && first < 1) first = 1;
+    if (cfg.robust == OF_ROBUST_LEVEL_NORM) {
+        const int fine = level_norm_fine_levels(a->level_norm_fine, f.levels);
+        if (first < fine) {
+            const int b = level_norm_fine_base(first);
+            const Gaussian1D g = make_gaussian(level_norm_fine_sigma(cfg.robust_sigma, b));
+            for (HostBuf pyr : {kBufPyr0, kBufPyr1}) {
+                normalize_plane(f, f.level(pyr, b), b, kRobustFloor, g); // the coarser levels are built already
+                build_levels(f, pyr, b + 1, fine);
+            }
+            first = fine;
+        }
+    }
     for (int l = first; l < f.levels; ++l) {
         normalize_level(f, kBufPyr0, l, level_norm_floor(m, 0));
         normalize_level(f, kBufPyr1, l, level_norm_floor(m, 1));

@@ -75,9 +75,9 @@ const CudaDriver kHsCuda = {cuda::hs_resolve_tuning, cuda::hs_plan, cuda::hs_cre
 // (core/confidence.hpp). Warps up to config_check's bound.
 const Algorithm kHs = {OF_ALGO_HS,      "hs", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
                        hs_kernels_init, true, true,     OF_HS_CUDA,     hs_selftest,        -1,
-                       nullptr,         100, nullptr, nullptr};
+                       nullptr,         100, nullptr, nullptr, 0};
 const Algorithm kClg = {OF_ALGO_CLG,     "clg", check_hs, hs_work_planes, hs_work_plane_name, hs_solve_level_cpu,
                         hs_kernels_init, true,  true,     OF_HS_CUDA,     nullptr,            -1,
-                        nullptr,         100, nullptr, nullptr};
+                        nullptr,         100, nullptr, nullptr, 0};
 
 } // namespace oflow

@@ -82,6 +82,7 @@ const Algorithm kLk = {
     1, // no warps
     nullptr, // every level is solved
     nullptr, // the shared iteration model: its Newton steps are config.iterations
+    0,       // LEVEL_NORM: every level at its own scale
 };
 
 } // namespace oflow

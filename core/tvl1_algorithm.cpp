@@ -63,6 +63,7 @@ const Algorithm kTvl1 = {
     100,     // warps: config_check's bound
     nullptr, // every level is solved
     nullptr, // the shared iteration model
+    0,       // LEVEL_NORM: every level at its own scale
 };
 
 } // namespace oflow

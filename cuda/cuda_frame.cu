@@ -213,16 +213,17 @@ Robust3 robust3(const State& st, const LevelDims& d) {
 // overlaps u[1] for TV-L1, which may hold the flow). P: float, or __half for a level of an F16
 // pyramid (the statistics stay F32).
 // m: null for kRobustFloor, else the pair's match on the device (level_norm_floor(*m, frame)).
+// g: the window (st.robust_blur, or the fine levels' level_norm_fine_sigma).
 template <class P>
 of_status normalize_plane(State& st, DPlane<P> img, const ExposureMatch* m, int frame, const DPlane<float>* scratch,
-                          const ErrorSink& err) {
+                          const Gaussian1D& g, const ErrorSink& err) {
     const cudaStream_t s = st.stream;
     const DPlane<float> mean = scratch[0], sq = scratch[1], var = scratch[2];
     const DPlane<const P> cimg{img.p, img.w, img.h, img.pitch};
     const DPlane<const float> cmean{mean.p, mean.w, mean.h, mean.pitch};
-    OF_CUDA_TRY(launch_blur(cimg, mean, st.robust_blur, s), "blur launch");
+    OF_CUDA_TRY(launch_blur(cimg, mean, g, s), "blur launch");
     OF_CUDA_TRY(launch_robust_sq(cimg, cmean, sq, s), "robust launch");
-    OF_CUDA_TRY(launch_blur({sq.p, sq.w, sq.h, sq.pitch}, var, st.robust_blur, s), "blur launch");
+    OF_CUDA_TRY(launch_blur({sq.p, sq.w, sq.h, sq.pitch}, var, g, s), "blur launch");
     OF_CUDA_TRY(launch_robust_combine(cimg, cmean, {var.p, var.w, var.h, var.pitch}, img, kRobustMid, kRobustGain,
                                       kRobustFloor, m, frame, s),
                 "robust launch");
@@ -232,15 +233,20 @@ of_status normalize_plane(State& st, DPlane<P> img, const ExposureMatch* m, int 
 // OF_ROBUST_LOCAL_NORM: the converted frame, before its presmooth.
 of_status normalize(State& st, int frame, const LevelDims& d0, const ErrorSink& err) {
     if (st.cfg.robust != OF_ROBUST_LOCAL_NORM) return OF_OK;
-    return normalize_plane(st, convert_target(st, frame, d0), nullptr, frame, robust3(st, d0).p, err);
+    return normalize_plane(st, convert_target(st, frame, d0), nullptr, frame, robust3(st, d0).p, st.robust_blur, err);
 }
+
+of_status build_levels_from(State& st, int frame, const LevelDims* dims, int from, int end, const ErrorSink& err);
 
 // OF_ROBUST_LEVEL_NORM: every level of a built pyramid at its own scale (core/flow_driver.cpp
 // normalize_pyramids), after both pyramids are built (the level blurs' scratch(0) is free again)
 // and the texture rule has judged them. As on the CPU, levels finer than the finest the solver
 // reads only carry the flow down and are not normalised, unless a warm start judges its level's
 // residual (Algorithm::finest_read_level; DIS: dis.finest_level). OF_ROBUST_CENSUS: the same
-// from level 1 on (core/census.hpp: level 0's census reads the range-matched frame).
+// from level 1 on (core/census.hpp: level 0's census reads the range-matched frame). With
+// Algorithm::level_norm_fine L > 0 (DIS, never under census) the levels finer than L are instead
+// rebuilt from level level_norm_fine_base normalised with the frame's window (floor kRobustFloor:
+// core/robust.hpp), the CPU's split.
 // m: the pair's match on the device (Ctrl::exposure, after match_exposure()), or null for a
 // frame alone (the bench hooks: kRobustFloor).
 of_status normalize_levels(State& st, int frame, const LevelDims* dims, int levels, const ExposureMatch* m,
@@ -249,10 +255,22 @@ of_status normalize_levels(State& st, int frame, const LevelDims* dims, int leve
     const Algorithm* a = find_algorithm(st.cfg.algorithm);
     int first = a && a->finest_read_level && !st.cfg.warm_start ? static_cast<int>(a->finest_read_level(st.cfg)) : 0;
     if (st.cfg.robust == OF_ROBUST_CENSUS && first < 1) first = 1;
+    const int fine = st.cfg.robust == OF_ROBUST_LEVEL_NORM ? level_norm_fine_levels(a ? a->level_norm_fine : 0, levels) : 0;
+    if (first < fine) {
+        const int b = level_norm_fine_base(first);
+        const Gaussian1D g = make_gaussian(level_norm_fine_sigma(st.cfg.robust_sigma, b));
+        const Robust3 sc = robust3(st, dims[b]);
+        const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, b, dims[b]), nullptr, frame, sc.p, g, err)
+                                          : normalize_plane(st, st.pyr(frame, b, dims[b]), nullptr, frame, sc.p, g, err);
+        if (r != OF_OK) return r;
+        const of_status e = build_levels_from(st, frame, dims, b + 1, fine, err); // the coarser levels are built already
+        if (e != OF_OK) return e;
+        first = fine;
+    }
     for (int l = first; l < levels; ++l) {
         const Robust3 sc = robust3(st, dims[l]);
-        const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, l, dims[l]), m, frame, sc.p, err)
-                                          : normalize_plane(st, st.pyr(frame, l, dims[l]), m, frame, sc.p, err);
+        const of_status r = st.half_pyr() ? normalize_plane(st, st.pyr_h(frame, l, dims[l]), m, frame, sc.p, st.robust_blur, err)
+                                          : normalize_plane(st, st.pyr(frame, l, dims[l]), m, frame, sc.p, st.robust_blur, err);
         if (r != OF_OK) return r;
     }
     return OF_OK;
@@ -278,11 +296,12 @@ of_status presmooth(State& st, int frame, const LevelDims& d0, const ErrorSink& 
     return OF_OK;
 }
 
-// Levels 1.. of a frame whose level 0 is built: anti-alias blur of level l-1 into scratch(0)
-// (F32), resampled into level l. Uses scratch(0) only, so run it after both presmooths.
-of_status build_levels(State& st, int frame, const LevelDims* dims, int levels, const ErrorSink& err) {
+// Levels from .. end - 1 of a frame whose level from - 1 is built: anti-alias blur of level l-1
+// into scratch(0) (F32), resampled into level l. Uses scratch(0) only, so run it after both
+// presmooths.
+of_status build_levels_from(State& st, int frame, const LevelDims* dims, int from, int end, const ErrorSink& err) {
     const cudaStream_t s = st.stream;
-    for (int l = 1; l < levels; ++l) {
+    for (int l = from; l < end; ++l) {
         const DPlane<float> smooth = st.scratch(0, dims[l - 1]);
         if (st.half_pyr()) {
             OF_CUDA_TRY(launch_blur(as_const(st.pyr_h(frame, l - 1, dims[l - 1])), smooth, st.level_blur, s), "blur launch");
@@ -293,6 +312,11 @@ of_status build_levels(State& st, int frame, const LevelDims* dims, int levels, 
         }
     }
     return OF_OK;
+}
+
+// Levels 1 .. levels - 1 of a frame whose level 0 is built.
+of_status build_levels(State& st, int frame, const LevelDims* dims, int levels, const ErrorSink& err) {
+    return build_levels_from(st, frame, dims, 1, levels, err);
 }
 
 } // namespace
@@ -555,7 +579,7 @@ of_status solve_pick(State& st, const ErrorSink& err, SolveInfo* info) {
     for (int f = 0; f < 2 && r == OF_OK; ++f) {
         r = copy_plane(st, target[f], lay.pick_frame[f], d0, 4, err);
         if (r == OF_OK) r = copy_plane(st, target[f], lay.pick_judge[f], d0, 4, err);
-        if (r == OF_OK) r = normalize_plane(st, st.plane<float>(lay.pick_judge[f], d0), nullptr, f, robust3(st, d0).p, err);
+        if (r == OF_OK) r = normalize_plane(st, st.plane<float>(lay.pick_judge[f], d0), nullptr, f, robust3(st, d0).p, st.robust_blur, err);
     }
     if (r != OF_OK) return r;
     float half = 0.0f; // unused here: the kept candidate's raw plane is copied as it is
@@ -628,7 +652,7 @@ of_status residual_confidence(State& st, const Src* src, const LevelDims& d0, in
         const DPlane<float> n[2] = {c.n0, c.n1};
         for (int f = 0; f < 2; ++f) {
             OF_CUDA_TRY(launch_convert(src[f].p, src[f].stride, st.cfg.format, n[f], st.stream), "convert launch");
-            const of_status r = normalize_plane(st, n[f], nullptr, f, c.scratch, err);
+            const of_status r = normalize_plane(st, n[f], nullptr, f, c.scratch, st.robust_blur, err);
             if (r != OF_OK) return r;
         }
     }
