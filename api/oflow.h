@@ -228,6 +228,29 @@ typedef enum of_robust {
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
 } of_robust;
 
+/** config.init: where the coarse-to-fine solve takes its coarse flow from (docs/accuracy.md
+ *  section 23). */
+typedef enum of_init {
+    OF_INIT_NONE = 0,          /**< coarse to fine alone (default) */
+    OF_INIT_DIS = 1,           /**< opt-in, TV-L1, HS, CLG and LK on the CPU paths only in this version
+                                   (algorithm DIS, and backend CUDA: OF_ERR_UNSUPPORTED; AUTO then runs
+                                   the CPU path). Before the solve, Dense Inverse Search (preset MEDIUM,
+                                   its own preprocessing, a pyramid down to sides of 8 px) runs on the same
+                                   pair, on the context's threads, inside the context's host arena. At
+                                   level 1 of the solve's pyramid (level 0 for a one-level pyramid, the
+                                   coarsest level solved where that is finer), DIS's flow, area-averaged
+                                   to the level, replaces the coarse-to-fine flow at the pixels where it
+                                   explains the level better: per pixel, the lower sum over a 7x7 window
+                                   of 1 - ZNCC of the 3x3 patch of frame 0 and frame 1 read at the
+                                   candidate flow. The finer levels then solve as usual. It repairs what
+                                   the coarse levels lose (fine texture that blurs flat, large motion);
+                                   it costs one DIS pass per pair and, host memory, DIS's own arena plus
+                                   five frame-sized planes (of_query_memory counts them). The robust
+                                   mode applies to the solve, not to the DIS pass; time_budget_ms does not
+                                   count the pass */
+    OF_INIT_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */
+} of_init;
+
 /** TV-L1 parameters of the scheme of Zach, Pock, Bischof ("A duality based approach for realtime
  *  TV-L1 optical flow", 2007); the defaults are those of the IPOL implementation (Sanchez Perez,
  *  Meinhardt-Llopis, Facciolo, "TV-L1 optical flow estimation", 2013). */
@@ -403,6 +426,8 @@ typedef struct of_config {
                                      "Confidence"); [0, 1] (0: every pixel valid) */
     /* Appended with Dense Inverse Search. */
     of_dis_params dis;          /**< DIS parameters (of_dis_preset sets them; of_config_init: MEDIUM) */
+    /* Appended with the DIS-initialised solve. */
+    of_init init;               /**< the coarse flow's source (of_init); default OF_INIT_NONE */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */

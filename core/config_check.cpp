@@ -54,6 +54,7 @@ bool config_defaults(of_config* cfg, of_algorithm algo) {
     cfg->iteration_growth = 0.0f;
     cfg->warm_start = 0;
     cfg->min_confidence = kConfDefaultMin; // core/confidence.hpp: measured, docs/accuracy.md
+    cfg->init = OF_INIT_NONE;
     if (algo == OF_ALGO_LK) {
         // LK has no warps (core/lk_algorithm.cpp); its Newton steps per level are the
         // iterations (10: within 0.001 px of 50 on the synthetic cases, docs/accuracy.md),
@@ -171,6 +172,11 @@ of_status check_config(const of_config* cfg, const ErrorSink& err) {
     if (!(cfg->min_confidence >= 0.0f && cfg->min_confidence <= 1.0f))
         return err.fail(OF_ERR_INVALID_ARGUMENT, "config: min_confidence %g not in [0, 1]",
                         static_cast<double>(cfg->min_confidence));
+    const int32_t init = raw_enum(cfg->init);
+    if (init != OF_INIT_NONE && init != OF_INIT_DIS)
+        return err.fail(OF_ERR_INVALID_ARGUMENT, "config: unknown init %d (0 none, 1 dis)", init);
+    if (init == OF_INIT_DIS && cfg->algorithm == OF_ALGO_DIS)
+        return err.fail(OF_ERR_UNSUPPORTED, "config: init dis is for TV-L1, HS, CLG and LK (DIS is its own search)");
     // The algorithm's own parameters (config.tvl1, config.hs, ...).
     const of_status ps = algo->check_params(*cfg, err);
     if (ps != OF_OK) return ps;

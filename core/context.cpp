@@ -7,6 +7,7 @@
 #include "core/select.hpp"
 #include "core/algorithm.hpp"
 #include "core/flow_driver.hpp"
+#include "core/init_dis.hpp"
 #include "platform/table_load.hpp"
 
 #if OF_HAVE_NEON
@@ -44,7 +45,7 @@ of_status solve_coarse(void* user, int w, int h, int top, std::uint64_t* iterati
 // cuda::CpuLevels::rows: row ranges on the context's pool (host output's copies out of the staging).
 void pool_rows(void* user, int n, void (*fn)(void* arg, int y0, int y1), void* arg) {
     auto band = [&](int y0, int y1, int) { fn(arg, y0, y1); };
-    static_cast<of_context*>(user)->pool.for_rows(n, band);
+    static_cast<of_context*>(user)->pool->for_rows(n, band);
 }
 
 } // namespace
@@ -56,7 +57,7 @@ of_status select_for_config(const of_config& cfg, std::size_t context_bytes, con
     return select_and_plan(cfg, context_bytes, tmp.board(), SelectFor::kCreate, err, out);
 }
 
-of_status context_create(const of_config* cfg, const ErrorSink& err, of_context** out) {
+of_status context_create(const of_config* cfg, const ErrorSink& err, of_context** out, ThreadPool* borrow_pool) {
     *out = nullptr;
     of_status s = check_config(cfg, err);
     if (s != OF_OK) return s;
@@ -95,6 +96,8 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     c->owns_block = owns;
     c->error[0] = '\0';
     c->cuda = nullptr;
+    c->pool = borrow_pool ? borrow_pool : &c->own_pool;
+    c->init = nullptr;
     c->algo = find_algorithm(cfg->algorithm); // registered: check_config passed
     c->table = sel.table;
     for (int i = 0; i < kHostBufCount; ++i) {
@@ -129,11 +132,21 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     // Anti-aliasing before downscaling by `factor` (IPOL: sigma = 0.6 sqrt(1/f^2 - 1)).
     const float f = cfg->scale_factor;
     c->level_blur = make_gaussian(0.6f * std::sqrt(1.0f / (f * f) - 1.0f));
-    if (!c->pool.start(static_cast<int>(cfg->threads))) {
+    if (!borrow_pool && !c->own_pool.start(static_cast<int>(cfg->threads))) {
         of_status st = err.fail(OF_ERR_OUT_OF_MEMORY, "of_create: cannot start %u worker threads",
                                 cfg->threads);
         context_destroy(c);
         return st;
+    }
+    if (c->cfg.init == OF_INIT_DIS) { // CPU paths only (select_and_plan): the DIS pass, in our arena
+        of_config d = init_dis_config(c->cfg, plan.backend);
+        d.host_arena = c->buf[kBufInitArena];
+        d.host_arena_size = plan.host[kBufInitArena].bytes;
+        s = context_create(&d, err, &c->init, c->pool);
+        if (s != OF_OK) {
+            context_destroy(c);
+            return s;
+        }
     }
     if (plan.backend == OF_BACKEND_CUDA) {
         if (!c->algo->cuda) { // select_and_plan refuses this: an invariant
@@ -169,6 +182,7 @@ void context_destroy(of_context* c) {
     if (!c) return;
     void* block = c->block;
     const bool owns = c->owns_block;
+    if (c->init) context_destroy(c->init); // in our arena: before it goes
     if (c->cuda && c->algo && c->algo->cuda) c->algo->cuda->destroy(c->cuda);
     c->~of_context();
     if (owns) arena_free_host(block);

@@ -33,7 +33,10 @@ struct of_context {
     oflow::HsKernels hs;            // Horn-Schunck / CLG family (filled for those algorithms)
     oflow::LkKernels lk;            // Lucas-Kanade family (filled for LK)
     oflow::DisKernels dis;          // Dense Inverse Search family (filled for DIS; its refinement uses hs)
-    oflow::ThreadPool pool;
+    oflow::ThreadPool own_pool;     // the workers this context started (none for a DIS pass's context)
+    oflow::ThreadPool* pool;        // the pool its frames run on: &own_pool, or the parent's for the DIS
+                                    // pass of config.init OF_INIT_DIS (core/init_dis.hpp)
+    of_context* init;               // config.init OF_INIT_DIS: the DIS pass's context (in kBufInitArena), or null
     oflow::Gaussian1D presmooth;    // applied to both frames at level 0
     oflow::Gaussian1D level_blur;   // anti-alias before each downscale
     oflow::Gaussian1D robust_blur;  // window of the local normalisation (config.robust_sigma)
@@ -57,7 +60,10 @@ struct Selection;
 /// Validates cfg, plans, takes the arena, constructs the context inside it. On failure
 /// *out is null and err holds the reason. With config.tuning_path the table is read into a
 /// temporary heap object, then copied into the arena (kBufTable).
-of_status context_create(const of_config* cfg, const ErrorSink& err, of_context** out);
+/// borrow_pool: run on that pool (started, cfg->threads workers: the plan's per-band buffers
+/// are sized for them) instead of starting one of the context's own (config.init's DIS pass).
+of_status context_create(const of_config* cfg, const ErrorSink& err, of_context** out,
+                         ThreadPool* borrow_pool = nullptr);
 
 /// What context_create selects and plans for a checked cfg (reads config.tuning_path the same
 /// way): of_query_memory's answer.

@@ -3,12 +3,14 @@
 
 #include "core/algorithm.hpp"
 #include "core/confidence.hpp"
+#include "core/init_dis.hpp"
 #include "core/flow_format.hpp"
 #include "core/level_trace.hpp"
 #include "core/ref/kernels_ref.hpp"
 #include "core/robust.hpp"
 #include "core/stream.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -49,7 +51,7 @@ double* band_sums(of_context* c) { return static_cast<double*>(c->buf[kBufBandSu
 double sum_bands(of_context* c, int h) {
     const double* s = band_sums(c);
     double n = 0.0;
-    for (int b = 0; b < c->pool.bands(h); ++b) n += s[b * kBandSumStride];
+    for (int b = 0; b < c->pool->bands(h); ++b) n += s[b * kBandSumStride];
     return n;
 }
 
@@ -121,7 +123,7 @@ ExposureMatch match_exposure(const Frame& f) {
     unsigned* hist = static_cast<unsigned*>(c->buf[kBufExposureHist]);
     const std::size_t per_band = 2u * static_cast<std::size_t>(kExposureBins);
     const Plane l0[2] = {f.level(kBufPyr0, 0), f.level(kBufPyr1, 0)};
-    const int bands = c->pool.bands(l0[0].h);
+    const int bands = c->pool->bands(l0[0].h);
     std::memset(hist, 0, sizeof(unsigned) * per_band * static_cast<std::size_t>(bands));
     for_rows(c, l0[0].h, [&](int y0, int y1, int band) {
         unsigned* mine = hist + per_band * static_cast<std::size_t>(band);
@@ -349,6 +351,7 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
                 k.upsample_flow(c2, u2, my, y0, y1);
             });
         }
+        if (c->init && l == std::min(init_level(f.levels), top)) init_fuse_cpu(f, l, u1, u2); // config.init
         warm_enter_cpu(f, l, u1, u2); // a stream's warm start (core/stream.hpp), else nothing
         const uint64_t level_start = total_iterations;
         c->algo->solve_level_cpu(
@@ -505,6 +508,10 @@ of_status flow_process_cpu(of_context* c, const of_image& prev, const of_image& 
     Frame f;
     if (!frame_of(c, static_cast<int>(prev.width), static_cast<int>(prev.height), &f)) return OF_ERR_INTERNAL;
     uint64_t total_iterations = 0;
+    if (c->init) { // config.init OF_INIT_DIS: DIS's flow of the pair, fused in solve_levels
+        const of_status s = init_dis_run_cpu(c, prev, next);
+        if (s != OF_OK) return s;
+    }
     const int top = c->cfg.robust == OF_ROBUST_PICK ? solve_pair_pick(f, prev, next, &total_iterations)
                                                     : solve_pair(f, prev, next, &total_iterations);
     write_output(c, f.work(kBufU1, 0), f.work(kBufU2, 0), out);

@@ -63,7 +63,7 @@ of_status flow_solve_coarse_cpu(of_context* ctx, int w, int h, int top, uint64_t
 /// Runs f(y0, y1, band) over the rows of an h-row plane on the context's pool.
 template <class F>
 void for_rows(of_context* c, int h, F f) {
-    c->pool.for_rows(h, f);
+    c->pool->for_rows(h, f);
 }
 void fill_zero(of_context* c, Plane p);
 /// OF_ROBUST_CENSUS: the noise sigma of a level (census_noise_sigma of core/census.hpp),

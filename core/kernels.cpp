@@ -48,6 +48,10 @@ void kernel_table_init_ref(KernelTable* t) {
     t->map_range = map_range_ref;
     t->median_flow = median_flow_ref;
     t->tvl1_iter_rows = nullptr; // the reference runs the two half-stencils as two passes
+    t->init_area = init_area_ref;
+    t->init_cost = init_cost_ref;
+    t->init_box_rows = init_box_rows_ref;
+    t->init_choose = init_choose_ref;
     t->dual_bytes = sizeof(float);
 }
 

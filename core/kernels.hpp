@@ -117,6 +117,19 @@ struct KernelTable {
     /// updated here) and writes no row outside [y0, y1); the caller updates p of row y1 - 1
     /// with tvl1_calc_p once u of row y1 is new. Returns the tvl1_calc_u sum of the rows.
     double (*tvl1_iter_rows)(const Tvl1IterArgs& a, int y0, int y1);
+    /// config.init OF_INIT_DIS's fusion (core/init_dis.hpp); the reference's on every CPU path in
+    /// this version. init_area: dst = the mean of src over the block of src pixels that dst pixel
+    /// x covers ([floor(x sx), max(that + 1, floor((x + 1) sx))) clipped, sx = src.w / dst.w, the
+    /// same in y), times mult. init_cost: diff = cost(a) - cost(b) per pixel, cost(u) = 1 - ZNCC
+    /// of the 3x3 patch of i0 around x (clamped) and the same offsets of i1 read bilinearly at
+    /// + u(x) (coordinates clamped to the plane), ZNCC = s01 / sqrt((s00 + 1)(s11 + 1)) over the
+    /// patches' centred sums. init_box_rows: dst(x) = sum of src over [x - r, x + r] inside the
+    /// row. init_choose: where the sum of `rows` over rows [y - r, y + r] inside the plane is
+    /// positive, (u1, u2) = (b1, b2); elsewhere u1, u2 are left as they are.
+    void (*init_area)(Plane src, Plane dst, float mult, int y0, int y1);
+    void (*init_cost)(Plane i0, Plane i1, Plane a1, Plane a2, Plane b1, Plane b2, Plane diff, int y0, int y1);
+    void (*init_box_rows)(Plane src, Plane dst, int r, int y0, int y1);
+    void (*init_choose)(Plane rows, Plane b1, Plane b2, Plane u1, Plane u2, int r, int y0, int y1);
     /// Bytes per stored dual value in the p planes of the three entries above: 4 (float, the
     /// reference's) or 2 (IEEE half in the first w halves of each row: the NEON F16 path).
     /// Anything that fills or reads the duals itself (tests, the self-test) must honour it.

@@ -2,6 +2,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/census.hpp"
+#include "core/init_dis.hpp"
 #include "core/robust.hpp"
 #include "core/schedule.hpp"
 
@@ -92,6 +93,12 @@ const char* host_buffer_holds(int id) {
     case kBufPickConf: return "CPU path, robust pick: the best candidate's confidence plane (level 0)";
     case kBufPickN0: return "CPU path: frame 0 normalised, robust pick's judge and the confidence's";
     case kBufPickN1: return "CPU path: frame 1 normalised, robust pick's judge and the confidence's";
+    case kBufInitArena: return "CPU path, init dis: the DIS pass's context and arena";
+    case kBufInitU1: return "CPU path, init dis: DIS's u1 of the pair (level 0)";
+    case kBufInitU2: return "CPU path, init dis: DIS's u2 of the pair (level 0)";
+    case kBufInitD1: return "CPU path, init dis: DIS's u1 at the fused level";
+    case kBufInitD2: return "CPU path, init dis: DIS's u2 at the fused level";
+    case kBufInitCost: return "CPU path, init dis: the fused level's cost difference";
     default: return "CPU path: the algorithm's work plane";
     }
 }
@@ -152,6 +159,12 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     // robust mode.
     const std::size_t judge = in.backend != OF_BACKEND_CUDA ? plane0 : 0;
     const std::size_t pick_conf = pick_here && algo->confidence_plane >= 0 ? plane0 : 0;
+    // config.init OF_INIT_DIS (CPU paths only: core/init_dis.hpp): the DIS pass's arena, its
+    // level-0 flow, and three planes of the fused level (level 0's size: the texture rule may
+    // stop the solve at level 0, which is then the level fused).
+    const bool init_here = cfg.init == OF_INIT_DIS && in.backend != OF_BACKEND_CUDA;
+    const std::size_t init0 = init_here ? plane0 : 0;
+    const std::size_t init_fused = init0;
     const int work = algo->work_planes(cfg);
     if (work < kScratchPlanes || work > kMaxWorkPlanes) return OF_ERR_INVALID_ARGUMENT;
     struct Row { int id; const char* name; std::size_t bytes; };
@@ -172,6 +185,10 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufPickU1, "pick_u1", pick},   {kBufPickU2, "pick_u2", pick},
         {kBufPickConf, "pick_conf", pick_conf},
         {kBufPickN0, "pick_n0", judge},  {kBufPickN1, "pick_n1", judge},
+        {kBufInitArena, "init_arena", init_here ? in.init_host_bytes : 0},
+        {kBufInitU1, "init_u1", init0},  {kBufInitU2, "init_u2", init0},
+        {kBufInitD1, "init_d1", init_fused}, {kBufInitD2, "init_d2", init_fused},
+        {kBufInitCost, "init_cost", init_fused},
     };
     static_assert(sizeof(shared) / sizeof(shared[0]) == kBufWork0, "one row per shared host buffer");
     Row rows[kHostBufCount];

@@ -70,6 +70,12 @@ enum HostBuf : int {
                                       // and confidence plane so far (level 0), else 0
     kBufPickN0, kBufPickN1,           // OF_ROBUST_PICK: both frames normalised as LOCAL_NORM, the
                                       // images the candidates are judged on, else 0
+    kBufInitArena,                    // config.init OF_INIT_DIS (CPU paths): the DIS pass's own context
+                                      // and arena (PlanInputs::init_host_bytes), else 0
+    kBufInitU1, kBufInitU2,           // OF_INIT_DIS: DIS's flow of the pair (level 0), else 0
+    kBufInitD1, kBufInitD2,           // OF_INIT_DIS: that flow area-averaged to the fused level
+                                      // (level-0-sized: the fused level may be level 0)
+    kBufInitCost,                     // OF_INIT_DIS: the fused level's per-pixel cost difference
     kBufWork0,                        // the algorithm's work planes: kBufWork0 .. + kMaxWorkPlanes - 1
     kHostBufCount = kBufWork0 + kMaxWorkPlanes
 };
@@ -91,6 +97,8 @@ struct PlanInputs {
     std::size_t device_bytes;
     std::size_t table_bytes;       // sizeof(platform::LoadedTable) with config.tuning_path, else 0
     int split_from;                // CUDA only: levels >= split_from run on the CPU (0 = none; 1..levels-1)
+    std::size_t init_host_bytes;   // config.init OF_INIT_DIS: the DIS pass's host arena (its plan's
+                                   // host_bytes, core/init_dis.hpp), else 0
 };
 
 struct Plan {

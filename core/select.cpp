@@ -1,6 +1,7 @@
 // Selection and planning (select.hpp): table, precision, backend per level, launch defaults,
 // iterations from a time budget, and the memory plan; then what of_info says about it.
 #include "core/select.hpp"
+#include "core/init_dis.hpp"
 #include "core/schedule.hpp"
 
 #include "core/algorithm.hpp"
@@ -326,6 +327,11 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: LK's robust census has no CUDA path in this version "
                             "(CPU paths only)", who);
         std::snprintf(why_not, sizeof why_not, "LK's robust census has no CUDA path in this version");
+    } else if (cfg.init == OF_INIT_DIS) { // the DIS-initialised solve: CPU paths only
+        if (want == OF_BACKEND_CUDA)
+            return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: init dis has no CUDA path in this version "
+                            "(CPU paths only)", who);
+        std::snprintf(why_not, sizeof why_not, "init dis has no CUDA path in this version");
     } else if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
         cuda_ok = cuda_usable(why_not, sizeof why_not);
         o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;
@@ -465,7 +471,7 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     o.iterations = im ? im->get(o.cfg) : o.cfg.iterations;
 
     // Memory.
-    PlanInputs in{backend, context_bytes, 0, 0, 0, cfg.tuning_path ? sizeof(platform::LoadedTable) : 0, o.split_from};
+    PlanInputs in{backend, context_bytes, 0, 0, 0, cfg.tuning_path ? sizeof(platform::LoadedTable) : 0, o.split_from, 0};
     o.memory_planned = true;
     if (backend == OF_BACKEND_CUDA) {
         if (alg->cuda) {
@@ -483,6 +489,13 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
         } else {
             o.memory_planned = false; // only with gpu_assumed: nothing in this build could run it
         }
+    }
+    if (cfg.init == OF_INIT_DIS && backend != OF_BACKEND_CUDA) { // its DIS pass's arena (core/init_dis.hpp)
+        const of_config d = init_dis_config(o.cfg, backend);
+        Selection ds;
+        s = select_and_plan(d, context_bytes, nullptr, why, err, &ds);
+        if (s != OF_OK) return s;
+        in.init_host_bytes = ds.plan.host_bytes;
     }
     if (make_plan(o.cfg, in, &o.plan) != OF_OK)
         return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",

@@ -27,7 +27,7 @@ void iterate_pipelined(of_context* c, const Tvl1IterArgs& it, int h) {
         sums[band * kBandSumStride] = k.tvl1_iter_rows(it, y0, y1);
         band_end[band] = y1;
     });
-    const int seams = c->pool.bands(h) - 1;
+    const int seams = c->pool->bands(h) - 1;
     if (seams > 0)
         for_rows(c, seams, [&](int b0, int b1, int) {
             for (int b = b0; b < b1; ++b) k.tvl1_calc_p(it, band_end[b] - 1, band_end[b]);

@@ -7,7 +7,8 @@
 // calls (their messages are formatted without allocating too), plus of_get_info and
 // of_last_error; the validity planes (mask and confidence) with every flow; Horn-Schunck and CLG
 // with both solvers, and Lucas-Kanade, too, each under robust local-norm (one solve a pair); robust
-// pick, the default (TV-L1, LK, CLG); LK under robust census. The first offending allocation is
+// pick, the default (TV-L1, LK, CLG); LK under robust census; TV-L1 and HS under census with
+// config.init OF_INIT_DIS (the DIS pass's context in the arena). The first offending allocation is
 // printed with an addr2line command.
 // of_explain allocates nothing at all (without a tuning_path).
 #include "alloc_counter.hpp"
@@ -47,7 +48,7 @@ const Pair& pair_for(uint32_t w, uint32_t h) {
 }
 
 void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_algorithm algo = OF_ALGO_TVL1,
-                of_solver solver = OF_SOLVER_JACOBI, int robust = OF_ROBUST_LOCAL_NORM) {
+                of_solver solver = OF_SOLVER_JACOBI, int robust = OF_ROBUST_LOCAL_NORM, of_init init = OF_INIT_NONE) {
     const uint32_t W = 160, H = 120;
     of_config c = tvl1_config(W, H);
     if (algo != OF_ALGO_TVL1) { // the algorithm's own defaults, the same frame and schedule
@@ -60,12 +61,13 @@ void run_config(of_pixel_format fmt, uint32_t threads, of_backend backend, of_al
     c.threads = threads;
     c.backend = backend;
     c.robust = static_cast<of_robust>(robust);
+    c.init = init;
     c.iterations = 15;
     c.warps = algo == OF_ALGO_LK || algo == OF_ALGO_DIS ? 1 : 3; // LK and DIS have no warps
-    char what[96];
-    std::snprintf(what, sizeof what, "algorithm %d solver %d format %d threads %u backend %d robust %d",
+    char what[112];
+    std::snprintf(what, sizeof what, "algorithm %d solver %d format %d threads %u backend %d robust %d init %d",
                   static_cast<int>(algo), static_cast<int>(solver), static_cast<int>(fmt), threads,
-                  static_cast<int>(backend), static_cast<int>(c.robust));
+                  static_cast<int>(backend), static_cast<int>(c.robust), static_cast<int>(c.init));
     of_context* ctx = create_or_report(c, what);
     CHECK_MSG(ctx != nullptr, "%s: create", what);
     if (!ctx) return;
@@ -263,6 +265,11 @@ int main() {
         // Robust census for LK: its warp plane and the census tensor's per-step passes
         // (core/lk_census_cpu.cpp), in the arena sized at create.
         run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_LK, OF_SOLVER_JACOBI, OF_ROBUST_CENSUS);
+        // config.init OF_INIT_DIS: the DIS pass's own context in the arena, on the context's
+        // threads, and the fusion's planes (core/init_dis.hpp).
+        run_config(OF_PIXEL_U8, 2, OF_BACKEND_AUTO, OF_ALGO_TVL1, OF_SOLVER_JACOBI, OF_ROBUST_CENSUS, OF_INIT_DIS);
+        run_config(OF_PIXEL_F32, 1, OF_BACKEND_REFERENCE, OF_ALGO_HS, OF_SOLVER_RED_BLACK_SOR, OF_ROBUST_CENSUS,
+                   OF_INIT_DIS);
     }
     return oftest::finish("no_alloc");
 }

@@ -24,7 +24,7 @@
 //                  [--backend auto|reference|neon|cuda] [--bounds FILE] [--opencv FILE]
 //                  [--cells all|quick|sanitize] [--photo NAME] [--motion small|medium|large|stream]
 //                  [--photometry none|ramp|gain-noise|vignette] [--size WxH] [--study]
-//                  [--robust MODE] [--sigma S] [--alpha A] [--lambda L] [--median N]
+//                  [--robust MODE] [--init none|dis] [--sigma S] [--alpha A] [--lambda L] [--median N]
 //                  [--presmooth S] [--min-texture T] [--iterations N] [--warps N] [--threads N]
 //                  [--preset ultrafast|fast|medium]
 //   --photo-dir  the folders holding the photographs (tests/photo_cells.hpp): the first that has
@@ -33,6 +33,7 @@
 //                default): the CTest subset; sanitize: two cells; --photo, --motion and
 //                --photometry narrow any of them
 //   --robust     the bounds' rows "ALGO:MODE" then (e.g. tvl1:none), else "ALGO"
+//   --init       none|dis: config.init; with dis the rows gain "+dis" (e.g. tvl1:census+dis)
 //   --study      print, check nothing (and need no bounds)
 //   --alpha      HS / CLG: hs.alpha; DIS: dis.refine_alpha. --lambda: TV-L1's tvl1.lambda.
 //                --preset: DIS's of_dis_preset (OpenCV's column follows it)
@@ -66,6 +67,7 @@ struct Options {
     int w = kViewWidth, h = kViewHeight;
     bool study = false;
     int robust = -1; // -1: the default
+    int init = -1;   // --init none|dis: config.init; -1: the default
     float sigma = -1.0f, alpha = -1.0f, lambda = -1.0f, presmooth = -1.0f, min_texture = -1.0f;
     int median = -1, iterations = -1, warps = -1, threads = 2, preset = -1;
 };
@@ -122,6 +124,9 @@ bool parse(int argc, char** argv, Options* o) {
             for (int r = OF_ROBUST_NONE; r <= oflow::kRobustLast; ++r)
                 if (v == oflow::robust_mode_name(static_cast<of_robust>(r))) o->robust = r;
             if (o->robust < 0) return false;
+        } else if (a == "--init") {
+            o->init = v == "none" ? OF_INIT_NONE : v == "dis" ? OF_INIT_DIS : -1;
+            if (o->init < 0) return false;
         } else if (a == "--preset") {
             for (int p = 0; p < 3; ++p)
                 if (v == kPresets[p]) o->preset = p;
@@ -147,6 +152,7 @@ of_config make_config(const Options& o) {
     c.format = OF_PIXEL_U8;
     c.backend = o.backend;
     if (o.robust >= 0) c.robust = static_cast<of_robust>(o.robust);
+    if (o.init >= 0) c.init = static_cast<of_init>(o.init);
     if (o.sigma > 0.0f) c.robust_sigma = o.sigma;
     if (o.alpha > 0.0f) {
         c.hs.alpha = o.alpha;
@@ -281,7 +287,7 @@ int main(int argc, char** argv) {
     const std::string mode = o.robust >= 0 ? oflow::robust_mode_name(static_cast<of_robust>(o.robust)) : "";
     std::map<std::string, double> bounds, opencv;
     if (!o.study) {
-        const std::string key = o.algo_name + (mode.empty() ? "" : ":" + mode);
+        const std::string key = o.algo_name + (mode.empty() ? "" : ":" + mode) + (o.init == OF_INIT_DIS ? "+dis" : "");
         if (o.bounds.empty() || !read_bounds(o.bounds, key, &bounds)) {
             std::fprintf(stderr, "photo_set: cannot read the bounds table '%s'\n", o.bounds.c_str());
             return 1;

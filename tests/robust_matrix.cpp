@@ -21,13 +21,14 @@
 // Usage: robust_matrix --algo tvl1|hs|clg|lk|dis [--cells all|small|large|sanitize|qemu] [--bounds FILE]
 //                      [--opencv FILE] [--backend auto|reference|neon|cuda] [--precision f32|f16]
 //                      [--robust none|local-norm|range-match|level-norm|pick|shade-norm] [--sigma S] [--only MOTION]
-//                      [--min-texture F] [--presmooth F] [--median N] [--study]
+//                      [--init none|dis] [--min-texture F] [--presmooth F] [--median N] [--study]
 //   --cells   all: the 28 cells; small: the motions up to 512x512; large: rotation-720p and
 //             camera-1080p; sanitize: translation and stereo, none and gain-noise (the ASan
 //             build); qemu: translation, gain-noise (the emulated aarch64 suite, and the NEON
 //             kernels' native run on x86-64: robust_matrix_ALGO_neon)
 //   --presmooth, --median (study): config.presmooth_sigma, config.median_size
 //   --robust  the bounds table's rows "ALGO:MODE" then (e.g. tvl1:level-norm), else "ALGO"
+//   --init    none|dis: config.init; with dis the rows gain "+dis" (e.g. tvl1:census+dis)
 //   --study   print the EPEs (and the robust-none EPEs) with the given robust mode and sigma,
 //             check nothing: the candidate tables of docs/accuracy.md section 13
 //   --backend cuda with no CUDA device (or build): exit 77 (skipped)
@@ -55,6 +56,7 @@ struct Options {
     of_precision precision = OF_PRECISION_AUTO;
     bool study = false;
     int robust = -1; // -1: the default
+    int init = -1;   // --init none|dis: config.init; -1: the default
     float sigma = 0.0f;
     std::string only; // --only MOTION: that motion's cells alone
     float min_texture = -1.0f; // --min-texture F (study): config.min_texture; -1: the default
@@ -191,6 +193,9 @@ bool parse(int argc, char** argv, Options* o) {
             for (int r = OF_ROBUST_NONE; r <= oflow::kRobustLast; ++r)
                 if (v == oflow::robust_mode_name(static_cast<of_robust>(r))) o->robust = r;
             if (o->robust < 0) return false;
+        } else if (a == "--init") {
+            o->init = v == "none" ? OF_INIT_NONE : v == "dis" ? OF_INIT_DIS : -1;
+            if (o->init < 0) return false;
         } else if (a == "--min-texture") {
             o->min_texture = static_cast<float>(std::atof(v.c_str()));
         } else if (a == "--only") {
@@ -214,7 +219,7 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, &o)) {
         std::fprintf(stderr, "usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|sanitize|qemu] [--bounds FILE] "
-                             "[--opencv FILE] [--backend B] [--precision f32|f16] [--robust R] [--sigma S] [--study]\n");
+                             "[--opencv FILE] [--backend B] [--precision f32|f16] [--robust R] [--init none|dis] [--sigma S] [--study]\n");
         return 2;
     }
     std::map<Key, double> bounds, opencv;
@@ -222,7 +227,7 @@ int main(int argc, char** argv) {
     if (!o.study) {
         // The table's rows for this run: "tvl1" (the defaults) or "tvl1:level-norm" (--robust).
         const std::string mode = o.robust >= 0 ? oflow::robust_mode_name(static_cast<of_robust>(o.robust)) : "";
-        const std::string key = o.algo_name + (o.robust >= 0 ? ":" + mode : "");
+        const std::string key = o.algo_name + (o.robust >= 0 ? ":" + mode : "") + (o.init == OF_INIT_DIS ? "+dis" : "");
         if (!read_table(o.bounds, key.c_str(), 2, &bounds, 4, &gaps)) {
             std::fprintf(stderr, "robust_matrix: cannot read the bounds table '%s'\n", o.bounds.c_str());
             return 1;
@@ -250,6 +255,7 @@ int main(int argc, char** argv) {
             cfg.backend = o.backend;
             cfg.precision = o.precision;
             if (o.robust >= 0) cfg.robust = static_cast<of_robust>(o.robust);
+            if (o.init >= 0) cfg.init = static_cast<of_init>(o.init);
             if (o.sigma > 0.0f) cfg.robust_sigma = o.sigma;
             if (o.min_texture >= 0.0f) cfg.min_texture = o.min_texture;
             if (o.presmooth >= 0.0f) cfg.presmooth_sigma = o.presmooth;

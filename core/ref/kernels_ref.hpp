@@ -38,6 +38,13 @@ void shade_divide_ref(Plane img, Plane mean, int y0, int y1);
 // core/census.hpp turns it into sigma), and TV-L1's per-warp channel.
 double census_noise_sum_ref(Plane src, int y0, int y1);
 void census_tvl1_ref(const CensusArgs& a, int y0, int y1);
+
+// config.init OF_INIT_DIS's fusion (core/init_dis.hpp, core/ref/init_fuse_ref.cpp): the
+// KernelTable init_* contracts.
+void init_area_ref(Plane src, Plane dst, float mult, int y0, int y1);
+void init_cost_ref(Plane i0, Plane i1, Plane a1, Plane a2, Plane b1, Plane b2, Plane diff, int y0, int y1);
+void init_box_rows_ref(Plane src, Plane dst, int r, int y0, int y1);
+void init_choose_ref(Plane rows, Plane b1, Plane b2, Plane u1, Plane u2, int r, int y0, int y1);
 struct CensusTensorArgs;
 void census_tensor_ref(const CensusTensorArgs& a, int y0, int y1);
 

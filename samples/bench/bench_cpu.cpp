@@ -106,9 +106,10 @@
 // CLG with each solver, and LK (its defaults: window 11, up to 10 Newton steps per level,
 // epsilon 0.01, no median; the iterations are its steps summed over the levels).
 //
-// --robust-cost adds TV-L1, HS and CLG (Jacobi) under robust none, census and pick (the default)
-// at fixed work (epsilon 0), at --threads, median of 3: each mode's time over none's, the
-// default's cost ratio (the one-solve target is <= 1.5x).
+// --robust-cost adds TV-L1, HS and CLG (Jacobi) under robust none, census, census with config.init
+// OF_INIT_DIS (the DIS pass included) and pick (the default) at fixed work (epsilon 0), at
+// --threads, median of 3: each mode's time over none's, the default's cost ratio (the one-solve
+// target is <= 1.5x).
 // --json FILE writes every row (scripts/compare_opencv.py --sor-anchor reads the SOR row);
 // --no-frames skips the whole frames.
 // --smoke: 64x48, few repeats: checks that the tool runs and prints every row
@@ -647,7 +648,7 @@ struct CostRow {
     double ms, ratio;
     unsigned long long it;
 };
-const size_t kCostRows = 9;
+const size_t kCostRows = 12;
 
 int robust_cost_rows(const CpuOpts& o, int threads, std::vector<CostRow>* rows) {
     const size_t n = static_cast<size_t>(o.w) * static_cast<size_t>(o.h);
@@ -659,8 +660,12 @@ int robust_cost_rows(const CpuOpts& o, int threads, std::vector<CostRow>* rows) 
     } algos[] = {{OF_ALGO_TVL1, "TV-L1"}, {OF_ALGO_HS, "HS"}, {OF_ALGO_CLG, "CLG"}};
     const struct {
         of_robust r;
+        of_init init;
         const char* name;
-    } modes[] = {{OF_ROBUST_NONE, "none"}, {OF_ROBUST_CENSUS, "census"}, {OF_ROBUST_PICK, "pick"}};
+    } modes[] = {{OF_ROBUST_NONE, OF_INIT_NONE, "none"},
+                 {OF_ROBUST_CENSUS, OF_INIT_NONE, "census"},
+                 {OF_ROBUST_CENSUS, OF_INIT_DIS, "census+dis"},
+                 {OF_ROBUST_PICK, OF_INIT_NONE, "pick"}};
     for (const auto& a : algos) {
         double none_ms = 0.0;
         for (const auto& m : modes) {
@@ -671,6 +676,7 @@ int robust_cost_rows(const CpuOpts& o, int threads, std::vector<CostRow>* rows) 
             c.format = OF_PIXEL_F32;
             c.epsilon = 0.0f;
             c.robust = m.r;
+            c.init = m.init;
             if (o.reference) c.backend = OF_BACKEND_REFERENCE;
             c.threads = static_cast<uint32_t>(threads);
             CostRow r{a.name, m.name, "", 0.0, 0.0, 0};
@@ -818,9 +824,9 @@ int run_cpu_bench(int argc, char** argv) {
         std::printf("\nrobust modes at fixed work (epsilon 0, every iteration run): %dx%d smooth-field, %d threads, "
                     "ms per frame, median of %d; ratio = the mode's time over robust none's\n",
                     o.w, o.h, threads, o.smoke ? 1 : 3);
-        std::printf("%-7s %-8s %-10s %11s %8s %12s\n", "algo", "robust", "path", "ms", "ratio", "iterations");
+        std::printf("%-7s %-10s %-10s %11s %8s %12s\n", "algo", "robust", "path", "ms", "ratio", "iterations");
         for (const CostRow& r : cost)
-            std::printf("%-7s %-8s %-10s %11.2f %7.2fx %12llu\n", r.algo.c_str(), r.mode.c_str(), r.path.c_str(), r.ms,
+            std::printf("%-7s %-10s %-10s %11.2f %7.2fx %12llu\n", r.algo.c_str(), r.mode.c_str(), r.path.c_str(), r.ms,
                         r.ratio, r.it);
     }
 

@@ -189,6 +189,8 @@ const char* usage_text() {
            "                      warm start) (default pick) | census (TV-L1, HS,\n"
            "                      CLG, LK; CPU paths: soft census data term, one\n"
            "                      solve)\n"
+           "  --init I            coarse flow: none (default) | dis (TV-L1, HS, CLG, LK; CPU\n"
+           "                      paths: a DIS pass repairs the coarse-to-fine flow at level 1)\n"
            "  --robust-sigma F    local-norm / level-norm window, Gaussian sigma in px\n"
            "                      (level-norm: in each level's px), 0.5..10\n"
            "  --median N          median filter of the flow after every warp: 0 (off), 3, 5\n"
@@ -263,7 +265,7 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             "--algo", "--backend", "--precision", "--levels", "--scale", "--warps", "--iters",
             "--epsilon", "--threads", "--lambda", "--tau", "--theta", "--alpha", "--rho",
             "--window", "--platform", "--repeat", "--variant", "--block", "--fused-depth",
-            "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--median",
+            "--tuning", "--budget", "--presmooth", "--robust", "--robust-sigma", "--init", "--median",
             "--min-texture", "--solver", "--omega", "--min-eigen", "--exposure", "--texture", "--growth",
             "--warm-start", "--flow-format", "--confidence", "--min-confidence", "--preset", "--patch",
             "--stride", "--dis-iters", "--finest", "--refine", "--refine-alpha", "--refine-delta",
@@ -326,6 +328,9 @@ ParseResult parse_args(int argc, const char* const* argv, Options* o, std::strin
             if (!one_of(value, {"none", "local-norm", "range-match", "level-norm", "pick", "shade-norm", "census"}))
                 return bad("none, local-norm, range-match, level-norm, pick, shade-norm or census");
             o->robust = value;
+        } else if (arg == "--init") {
+            if (!one_of(value, {"none", "dis"})) return bad("none or dis");
+            o->init = value;
         } else if (arg == "--warm-start") {
             if (!one_of(value, {"on", "off"})) return bad("on or off");
             o->warm_start = value == "on";

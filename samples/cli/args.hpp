@@ -55,6 +55,7 @@ struct Options {
     std::optional<float> presmooth;         ///< --presmooth F (presmooth_sigma)
     std::optional<std::string> robust;      ///< --robust none|local-norm
     std::optional<float> robust_sigma;      ///< --robust-sigma F
+    std::optional<std::string> init;        ///< --init none|dis
     std::optional<uint32_t> median;         ///< --median 0|3|5 (median_size)
     std::optional<float> min_texture;       ///< --min-texture F
     std::optional<float> growth;            ///< --growth F (config.iteration_growth)

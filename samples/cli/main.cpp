@@ -223,6 +223,7 @@ std::string config_json(const of_config& c) {
            ",\"fused_depth\":" + u(c.fused_depth) +
            ",\"tuning_path\":" + (c.tuning_path ? json_string(c.tuning_path) : std::string("null")) +
            ",\"robust\":" + json_string(robust_name(c.robust)) +
+           ",\"init\":" + json_string(c.init == OF_INIT_DIS ? "dis" : "none") +
            ",\"robust_sigma\":" + num(c.robust_sigma) + ",\"median_size\":" + u(c.median_size) +
            ",\"min_texture\":" + num(c.min_texture) + ",\"iteration_growth\":" + num(c.iteration_growth) +
            ",\"warm_start\":" + std::string(c.warm_start ? "true" : "false") +
@@ -246,9 +247,9 @@ std::string robust_text(const of_info& in, const of_config& c) {
         std::snprintf(what, sizeof what, "pick (kept %s)", robust_name(in.last_pick));
     else
         std::snprintf(what, sizeof what, "%s", robust_name(in.robust));
-    std::snprintf(buf, sizeof buf, "%s (sigma %g px), median %u%s, presmooth %g", what,
+    std::snprintf(buf, sizeof buf, "%s (sigma %g px), median %u%s, presmooth %g%s", what,
                   static_cast<double>(in.robust_sigma), in.median_size, in.median_size ? "" : " (off)",
-                  static_cast<double>(c.presmooth_sigma));
+                  static_cast<double>(c.presmooth_sigma), c.init == OF_INIT_DIS ? ", init dis" : "");
     return buf;
 }
 

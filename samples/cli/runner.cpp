@@ -125,6 +125,7 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
         for (int r = OF_ROBUST_NONE; r <= oflow::kRobustLast; ++r)
             if (*o.robust == robust_name(static_cast<of_robust>(r))) cfg.robust = static_cast<of_robust>(r);
     if (o.robust_sigma) cfg.robust_sigma = *o.robust_sigma;
+    if (o.init) cfg.init = *o.init == "dis" ? OF_INIT_DIS : OF_INIT_NONE;
     if (o.median) cfg.median_size = *o.median;
     if (o.min_texture) cfg.min_texture = *o.min_texture;
     if (o.growth) cfg.iteration_growth = *o.growth;

@@ -55,7 +55,8 @@ set(FLAGS
   "min_texture|--min-texture|7|7|"
   "iteration_growth|--growth|1.5|1.5|"
   "warm_start|--warm-start|on|ON|"
-  "min_confidence|--min-confidence|0.25|0.25|")
+  "min_confidence|--min-confidence|0.25|0.25|"
+  "init|--init|dis|dis|")
 # Fields without a flag, and why (samples/cli/args.hpp says the same).
 set(NOT_CLI
   "struct_size: set by of_config_init"

@@ -483,9 +483,9 @@ void test_split_plan() {
         return static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h) * sizeof(float);
     };
     Plan cpu{}, none{}, split{};
-    CHECK(make_plan(c, PlanInputs{OF_BACKEND_REFERENCE, 64, 0, 0, 0, 0, 0}, &cpu) == OF_OK && cpu.split_from == 0);
-    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 0}, &none) == OF_OK && none.split_from == 0);
-    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 2}, &split) == OF_OK && split.split_from == 2);
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_REFERENCE, 64, 0, 0, 0, 0, 0, 0}, &cpu) == OF_OK && cpu.split_from == 0);
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 0, 0}, &none) == OF_OK && none.split_from == 0);
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 2, 0}, &split) == OF_OK && split.split_from == 2);
     CHECK(cpu.levels == 7 && split.levels == 7);
     CHECK(cpu.host[kBufU1].bytes == bytes(cpu.dims[0]) && cpu.host[kBufSplitFlow].bytes == 0);
     CHECK(none.host[kBufPyr0].bytes == 0 && none.host[kBufU1].bytes == 0 && none.host[kBufSplitFlow].bytes == 0);
@@ -503,7 +503,7 @@ void test_split_plan() {
               cpu.host_bytes);
     // a split at or past the last level is not a split
     Plan bad{};
-    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 7}, &bad) == OF_ERR_INVALID_ARGUMENT);
+    CHECK(make_plan(c, PlanInputs{OF_BACKEND_CUDA, 64, 0, 0, 0, 0, 7, 0}, &bad) == OF_ERR_INVALID_ARGUMENT);
 }
 
 int main() {
