@@ -232,11 +232,13 @@ typedef enum of_robust {
  *  section 23). */
 typedef enum of_init {
     OF_INIT_NONE = 0,          /**< coarse to fine alone (default) */
-    OF_INIT_DIS = 1,           /**< opt-in, TV-L1, HS, CLG and LK on the CPU paths only in this version
-                                   (algorithm DIS, and backend CUDA: OF_ERR_UNSUPPORTED; AUTO then runs
-                                   the CPU path). Before the solve, Dense Inverse Search (preset MEDIUM,
+    OF_INIT_DIS = 1,           /**< opt-in, TV-L1, HS, CLG and LK, on every backend (algorithm DIS:
+                                   OF_ERR_UNSUPPORTED). Before the solve, Dense Inverse Search (preset MEDIUM,
                                    its own preprocessing, a pyramid down to sides of 8 px) runs on the same
-                                   pair, on the context's threads, inside the context's host arena. At
+                                   pair: on the CPU paths on the context's threads, inside the context's
+                                   host arena; on the CUDA path on the device, in the context's device arena
+                                   and on its stream (no wait, no allocation added; a frame with it is never
+                                   split with the CPU by level). At
                                    level 1 of the solve's pyramid (level 0 for a one-level pyramid, the
                                    coarsest level solved where that is finer), DIS's flow, area-averaged
                                    to the level, replaces the coarse-to-fine flow at the pixels where it
@@ -244,8 +246,10 @@ typedef enum of_init {
                                    of 1 - ZNCC of the 3x3 patch of frame 0 and frame 1 read at the
                                    candidate flow. The finer levels then solve as usual. It repairs what
                                    the coarse levels lose (fine texture that blurs flat, large motion);
-                                   it costs one DIS pass per pair and, host memory, DIS's own arena plus
-                                   five frame-sized planes (of_query_memory counts them). The robust
+                                   it costs one DIS pass per pair and DIS's own arena: on the CPU paths its
+                                   host arena plus five frame-sized planes, on CUDA its device arena plus
+                                   one frame-sized flow plane in device memory and its state and staging
+                                   in host memory (of_query_memory counts them). The robust
                                    mode applies to the solve, not to the DIS pass; time_budget_ms does not
                                    count the pass */
     OF_INIT_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */

@@ -50,7 +50,8 @@ struct CudaDriver {
     of_status (*plan)(const of_config& cfg, const cuda::LaunchDefaults* defaults, cuda::Need* need,
                       const ErrorSink& err);
     of_status (*create)(void* state_slot, void* pinned_slot, const of_config& cfg, const cuda::LaunchDefaults* defaults,
-                        const cuda::CpuLevels& cpu, const ErrorSink& err, cuda::State** out);
+                        const cuda::CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err,
+                        cuda::State** out);
     of_status (*process)(cuda::State* st, const of_image& prev, const of_image& next, const of_flow& out,
                          const ErrorSink& err, uint64_t* iterations, int* levels, int* coarsest);
     void (*destroy)(cuda::State* st);

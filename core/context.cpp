@@ -138,16 +138,6 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
         context_destroy(c);
         return st;
     }
-    if (c->cfg.init == OF_INIT_DIS) { // CPU paths only (select_and_plan): the DIS pass, in our arena
-        of_config d = init_dis_config(c->cfg, plan.backend);
-        d.host_arena = c->buf[kBufInitArena];
-        d.host_arena_size = plan.host[kBufInitArena].bytes;
-        s = context_create(&d, err, &c->init, c->pool);
-        if (s != OF_OK) {
-            context_destroy(c);
-            return s;
-        }
-    }
     if (plan.backend == OF_BACKEND_CUDA) {
         if (!c->algo->cuda) { // select_and_plan refuses this: an invariant
             of_status st = err.fail(OF_ERR_INTERNAL, "of_create: %s has no CUDA driver in this build", c->algo->name);
@@ -167,11 +157,34 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
             cpu.solve = &solve_coarse;
             cpu.user = c;
         }
-        s = c->algo->cuda->create(c->buf[kBufCudaState], c->buf[kBufStaging], c->cfg, &sel.launch, cpu, err, &c->cuda);
+        s = c->algo->cuda->create(c->buf[kBufCudaState], c->buf[kBufStaging], c->cfg, &sel.launch, cpu,
+                                  sel.init_device_bytes, err, &c->cuda);
         if (s != OF_OK) {
             context_destroy(c);
             return s;
         }
+    }
+    if (c->cfg.init == OF_INIT_DIS) { // the DIS pass (core/init_dis.hpp), in our arena, on our pool
+        of_config pc = c->cfg;
+        pc.platform = cfg->platform; // as select_and_plan planned it (c->cfg keeps no pointer)
+        of_config d = init_dis_config(pc, plan.backend);
+        d.host_arena = c->buf[kBufInitArena];
+        d.host_arena_size = plan.host[kBufInitArena].bytes;
+#if OF_HAVE_CUDA
+        if (plan.backend == OF_BACKEND_CUDA) { // on our stream, in our device arena (cuda/init_dis_cuda.cu)
+            d.device_arena = cuda::init_device_arena(c->cuda);
+            d.device_arena_size = sel.init_device_bytes;
+            d.cuda_stream = cuda::stream_handle(c->cuda);
+        }
+#endif
+        s = context_create(&d, err, &c->init, c->pool);
+        if (s != OF_OK) {
+            context_destroy(c);
+            return s;
+        }
+#if OF_HAVE_CUDA
+        if (plan.backend == OF_BACKEND_CUDA) cuda::attach_init(c->cuda, c->init->cuda);
+#endif
     }
     selection_info(sel, &c->info);
     *out = c;
@@ -182,7 +195,7 @@ void context_destroy(of_context* c) {
     if (!c) return;
     void* block = c->block;
     const bool owns = c->owns_block;
-    if (c->init) context_destroy(c->init); // in our arena: before it goes
+    if (c->init) context_destroy(c->init); // in our arena (CUDA: on our stream, in our device arena): first
     if (c->cuda && c->algo && c->algo->cuda) c->algo->cuda->destroy(c->cuda);
     c->~of_context();
     if (owns) arena_free_host(block);

@@ -16,6 +16,10 @@ of_config init_dis_config(const of_config& parent, of_backend backend) {
     d.max_width = parent.max_width;
     d.max_height = parent.max_height;
     d.levels = static_cast<uint32_t>(init_dis_levels(static_cast<int>(parent.max_width), static_cast<int>(parent.max_height)));
+    if (backend == OF_BACKEND_CUDA) { // cuda/init_dis_cuda.cu: the parent's storage and board table
+        d.precision = parent.precision;
+        d.platform = parent.platform;
+    }
     return d;
 }
 

@@ -15,6 +15,11 @@
 // Invariants: the DIS pass allocates nothing (its arena is the parent's); it uses the parent's
 // pool, so a context's thread count is the config's; the fusion reads only the level's
 // pyramid images and writes only u1, u2 and the kBufInit* planes.
+//
+// On the CUDA path (cuda/init_dis_cuda.cu, cuda/init_fuse_cuda.cu) the DIS context runs on CUDA
+// too, in a slice of the parent's device arena and on the parent's stream, straight on the
+// parent's device frames; its flow goes to DevLayout::init_flow and the fusion kernels (the same
+// arithmetic, bit for bit on F32 pyramids) run at the same level inside the parent's graph.
 #ifndef OFLOW_CORE_INIT_DIS_HPP
 #define OFLOW_CORE_INIT_DIS_HPP
 
@@ -33,9 +38,12 @@ const int kInitFuseRadius = 3;  // the fusion's window: 7 x 7 pixels of the fuse
 /// The fused level of a pyramid of `levels` levels: 1, or 0 for a one-level pyramid.
 inline int init_level(int levels) { return levels >= 2 ? 1 : 0; }
 
-/// The DIS pass's config for a parent config (checked, init OF_INIT_DIS) on CPU backend
-/// `backend`: DIS MEDIUM, the parent's thread count (it runs on the parent's pool), the parent's
-/// format and maximum size, levels for the maximum size down to kInitMinSide.
+/// The DIS pass's config for a parent config (checked, init OF_INIT_DIS) on the parent's resolved
+/// backend `backend`: DIS MEDIUM, the parent's thread count (it runs on the parent's pool), the
+/// parent's format and maximum size, levels for the maximum size down to kInitMinSide. On CUDA
+/// (cuda/init_dis_cuda.cu) also the parent's precision (its resolved one: F32 or F16 storage) and
+/// config.platform (the same board table, and the same GPU assumed by of_explain); the core then
+/// gives it the parent's stream and a slice of the parent's device arena at create.
 of_config init_dis_config(const of_config& parent, of_backend backend);
 
 /// The DIS pass's level count for a w x h frame (its pyramid down to kInitMinSide).

@@ -93,7 +93,7 @@ const char* host_buffer_holds(int id) {
     case kBufPickConf: return "CPU path, robust pick: the best candidate's confidence plane (level 0)";
     case kBufPickN0: return "CPU path: frame 0 normalised, robust pick's judge and the confidence's";
     case kBufPickN1: return "CPU path: frame 1 normalised, robust pick's judge and the confidence's";
-    case kBufInitArena: return "CPU path, init dis: the DIS pass's context and arena";
+    case kBufInitArena: return "init dis: the DIS pass's context and host arena (CUDA: its state and staging)";
     case kBufInitU1: return "CPU path, init dis: DIS's u1 of the pair (level 0)";
     case kBufInitU2: return "CPU path, init dis: DIS's u2 of the pair (level 0)";
     case kBufInitD1: return "CPU path, init dis: DIS's u1 at the fused level";
@@ -159,10 +159,12 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
     // robust mode.
     const std::size_t judge = in.backend != OF_BACKEND_CUDA ? plane0 : 0;
     const std::size_t pick_conf = pick_here && algo->confidence_plane >= 0 ? plane0 : 0;
-    // config.init OF_INIT_DIS (CPU paths only: core/init_dis.hpp): the DIS pass's arena, its
-    // level-0 flow, and three planes of the fused level (level 0's size: the texture rule may
-    // stop the solve at level 0, which is then the level fused).
-    const bool init_here = cfg.init == OF_INIT_DIS && in.backend != OF_BACKEND_CUDA;
+    // config.init OF_INIT_DIS (core/init_dis.hpp): the DIS pass's arena on every backend (on CUDA
+    // its context, State and staging: its device planes are in the device arena); on the CPU paths
+    // also its level-0 flow and three planes of the fused level (level 0's size: the texture rule
+    // may stop the solve at level 0, which is then the level fused).
+    const bool init_any = cfg.init == OF_INIT_DIS;
+    const bool init_here = init_any && in.backend != OF_BACKEND_CUDA;
     const std::size_t init0 = init_here ? plane0 : 0;
     const std::size_t init_fused = init0;
     const int work = algo->work_planes(cfg);
@@ -185,7 +187,7 @@ of_status make_plan(const of_config& cfg, const PlanInputs& in, Plan* plan) {
         {kBufPickU1, "pick_u1", pick},   {kBufPickU2, "pick_u2", pick},
         {kBufPickConf, "pick_conf", pick_conf},
         {kBufPickN0, "pick_n0", judge},  {kBufPickN1, "pick_n1", judge},
-        {kBufInitArena, "init_arena", init_here ? in.init_host_bytes : 0},
+        {kBufInitArena, "init_arena", init_any ? in.init_host_bytes : 0},
         {kBufInitU1, "init_u1", init0},  {kBufInitU2, "init_u2", init0},
         {kBufInitD1, "init_d1", init_fused}, {kBufInitD2, "init_d2", init_fused},
         {kBufInitCost, "init_cost", init_fused},

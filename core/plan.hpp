@@ -70,9 +70,10 @@ enum HostBuf : int {
                                       // and confidence plane so far (level 0), else 0
     kBufPickN0, kBufPickN1,           // OF_ROBUST_PICK: both frames normalised as LOCAL_NORM, the
                                       // images the candidates are judged on, else 0
-    kBufInitArena,                    // config.init OF_INIT_DIS (CPU paths): the DIS pass's own context
-                                      // and arena (PlanInputs::init_host_bytes), else 0
-    kBufInitU1, kBufInitU2,           // OF_INIT_DIS: DIS's flow of the pair (level 0), else 0
+    kBufInitArena,                    // config.init OF_INIT_DIS (every backend): the DIS pass's own
+                                      // context and host arena (PlanInputs::init_host_bytes), else 0
+    kBufInitU1, kBufInitU2,           // OF_INIT_DIS, CPU paths: DIS's flow of the pair (level 0), else 0
+                                      // (CUDA: cuda_layout.hpp DevLayout::init_flow)
     kBufInitD1, kBufInitD2,           // OF_INIT_DIS: that flow area-averaged to the fused level
                                       // (level-0-sized: the fused level may be level 0)
     kBufInitCost,                     // OF_INIT_DIS: the fused level's per-pixel cost difference

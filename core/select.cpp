@@ -18,6 +18,7 @@
 #endif
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -327,11 +328,6 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: LK's robust census has no CUDA path in this version "
                             "(CPU paths only)", who);
         std::snprintf(why_not, sizeof why_not, "LK's robust census has no CUDA path in this version");
-    } else if (cfg.init == OF_INIT_DIS) { // the DIS-initialised solve: CPU paths only
-        if (want == OF_BACKEND_CUDA)
-            return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: init dis has no CUDA path in this version "
-                            "(CPU paths only)", who);
-        std::snprintf(why_not, sizeof why_not, "init dis has no CUDA path in this version");
     } else if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
         cuda_ok = cuda_usable(why_not, sizeof why_not);
         o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;
@@ -384,10 +380,11 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     // its candidates' solves run back to back in one graph, with no host wait between them. Not
     // under robust census either: its per-pair and per-level scalars (core/census.hpp: each
     // frame's level-0 RMS gradient, each level's eta) live on the device, which the CPU levels
-    // of a split frame would not see.
+    // of a split frame would not see. Not with init dis either (cuda/init_dis_cuda.cu): DIS's flow
+    // is on the device and the fused level (1) could be one of the CPU's; the GPU runs it all.
     o.split_from = 0;
     if (want == OF_BACKEND_AUTO && backend == OF_BACKEND_CUDA && o.have_wanted && cfg.robust != OF_ROBUST_PICK &&
-        cfg.robust != OF_ROBUST_CENSUS)
+        cfg.robust != OF_ROBUST_CENSUS && cfg.init != OF_INIT_DIS)
         for (int l = 1; l < levels; ++l)
             if (o.wanted[l] == platform::kPathCpu) {
                 o.split_from = l;
@@ -490,12 +487,27 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             o.memory_planned = false; // only with gpu_assumed: nothing in this build could run it
         }
     }
-    if (cfg.init == OF_INIT_DIS && backend != OF_BACKEND_CUDA) { // its DIS pass's arena (core/init_dis.hpp)
+    // config.init OF_INIT_DIS: its DIS pass's own plan (core/init_dis.hpp), on the same backend: its
+    // host bytes in kBufInitArena; on CUDA its device bytes after the path's own in the device arena
+    // (cuda/init_dis_cuda.cu), so of_query_memory counts both.
+    if (cfg.init == OF_INIT_DIS && o.memory_planned) {
         const of_config d = init_dis_config(o.cfg, backend);
         Selection ds;
         s = select_and_plan(d, context_bytes, nullptr, why, err, &ds);
         if (s != OF_OK) return s;
         in.init_host_bytes = ds.plan.host_bytes;
+        if (backend == OF_BACKEND_CUDA) {
+            o.init_device_bytes = ds.plan.device_bytes;
+            const std::size_t off = cuda::init_child_offset(in.device_bytes);
+            if (ds.plan.device_bytes > SIZE_MAX - off)
+                return err.fail(OF_ERR_OVERFLOW, "config: CUDA memory plan for %ux%u overflows size_t", cfg.max_width,
+                                cfg.max_height);
+            in.device_bytes = off + ds.plan.device_bytes;
+            if (o.device_count < cuda::kMaxLayoutRows)
+                o.device_rows[o.device_count++] =
+                    cuda::LayoutRow{"init_dis", "init dis: the DIS pass's own device arena (its context's planes)", off,
+                                    ds.plan.device_bytes};
+        }
     }
     if (make_plan(o.cfg, in, &o.plan) != OF_OK)
         return err.fail(OF_ERR_OVERFLOW, "config: memory plan for %ux%u overflows size_t",

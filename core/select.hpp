@@ -92,6 +92,9 @@ struct Selection {
     std::uint32_t iterations;          // per warp and level (== cfg.iterations)
     double predicted_ms;               // platform::frame_ms at that count; 0 without a row
     std::size_t stream_device_bytes;   // cuda::Need::stream_bytes (CUDA backend), else 0
+    std::size_t init_device_bytes;     // config.init OF_INIT_DIS on CUDA: the DIS pass's device bytes (its own
+                                       // plan's), in plan.device_bytes after the path's own from
+                                       // cuda::init_child_offset on; else 0
     // The CUDA path's buffers (cuda::Need::device_rows / pinned_rows; counts 0 without CUDA):
     // of_explain_buffers lists them.
     cuda::LayoutRow device_rows[cuda::kMaxLayoutRows];

@@ -75,6 +75,7 @@ void all_kernels(KernelList* l) {
     list_confidence_kernels(l);
     list_census_kernels(l);
     list_census_stats_kernels(l);
+    list_init_kernels(l);
     list_hs_stage_kernels(l);
     list_hs_jacobi_kernels(l);
     list_hs_multi_kernels(l);
@@ -257,7 +258,7 @@ namespace {
 of_status create_with(const AlgoOps* ops,
                       of_status (*resolve)(const of_config&, const LaunchDefaults*, Tuning*, const ErrorSink&),
                       void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                      const CpuLevels& cpu, const ErrorSink& err, State** out) {
+                      const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out) {
     *out = nullptr;
     State* st = new (state_slot) State();
     *out = st;
@@ -280,6 +281,8 @@ of_status create_with(const AlgoOps* ops,
     st->graph_ucur = 0;
     st->bench_w = st->bench_h = 0;
     st->bench_ucur = st->bench_pcur = 0;
+    st->init = nullptr;
+    st->init_off = 0;
     st->cpu = cpu;
     if (cpu.from > 0 && (!cpu.solve || !cpu.pyr[0] || !cpu.pyr[1] || !cpu.flow_xy))
         return err.fail(OF_ERR_INTERNAL, "cuda: split at level %d without its host buffers", cpu.from);
@@ -297,19 +300,25 @@ of_status create_with(const AlgoOps* ops,
     OF_CUDA_TRY(cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->device),
                 "cudaDeviceGetAttribute(multiprocessors)");
 
-    // Device arena first: when it does not fit, fail before pinning host memory.
+    // Device arena first: when it does not fit, fail before pinning host memory. With config.init
+    // OF_INIT_DIS the DIS pass's bytes follow the layout's (init_child_offset).
     const DevLayout& l = st->lay;
+    if ((cfg.init == OF_INIT_DIS) != (init_device_bytes > 0))
+        return err.fail(OF_ERR_INTERNAL, "cuda: init %d with %zu device bytes for its DIS pass", static_cast<int>(cfg.init),
+                        init_device_bytes);
+    st->init_off = init_device_bytes ? init_child_offset(l.device_bytes) : 0;
+    const std::size_t arena_bytes = init_device_bytes ? st->init_off + init_device_bytes : l.device_bytes;
     if (cfg.device_arena) {
-        if (cfg.device_arena_size < l.device_bytes)
+        if (cfg.device_arena_size < arena_bytes)
             return err.fail(OF_ERR_ARENA, "config: device_arena_size %zu < %zu bytes needed", cfg.device_arena_size,
-                            l.device_bytes);
+                            arena_bytes);
         st->arena = static_cast<unsigned char*>(cfg.device_arena);
     } else {
         void* p = nullptr;
-        const cudaError_t e = cudaMalloc(&p, l.device_bytes);
+        const cudaError_t e = cudaMalloc(&p, arena_bytes);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
-            return err.fail(OF_ERR_DEVICE, "cuda: cudaMalloc(%zu bytes) for the device arena: %s: %s", l.device_bytes,
+            return err.fail(OF_ERR_DEVICE, "cuda: cudaMalloc(%zu bytes) for the device arena: %s: %s", arena_bytes,
                             cudaGetErrorName(e), cudaGetErrorString(e));
         }
         st->arena = static_cast<unsigned char*>(p);
@@ -360,6 +369,13 @@ of_status create_with(const AlgoOps* ops,
             return err.fail(OF_ERR_INVALID_ARGUMENT, "config: block %dx%d exceeds the %d threads kernel %s can launch",
                             st->tun.bw, st->tun.bh, fa.maxThreadsPerBlock, kl.name[i]);
     }
+    // config.init: no DIS pass is attached yet; the warm-up and the captured graph's fusion read a
+    // defined (zero) flow until the first pair writes it.
+    if (cfg.init == OF_INIT_DIS)
+        OF_CUDA_TRY(cudaMemsetAsync(st->arena + l.init_flow, 0,
+                                    static_cast<std::size_t>(l.dims[0].pitch) * 8 * static_cast<std::size_t>(l.dims[0].h),
+                                    st->stream),
+                    "cudaMemsetAsync(init_flow)");
     s = warm_up(*st, err);
     // A frame split by level waits for the CPU in the middle: no graph (each frame enqueues).
     const bool split_max = st->cpu.from > 0 && st->cpu.from < st->lay.levels;
@@ -371,13 +387,13 @@ of_status create_with(const AlgoOps* ops,
 } // namespace
 
 of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                 const CpuLevels& cpu, const ErrorSink& err, State** out) {
-    return create_with(&kTvl1Ops, resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+                 const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out) {
+    return create_with(&kTvl1Ops, resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, init_device_bytes, err, out);
 }
 
 of_status hs_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                    const CpuLevels& cpu, const ErrorSink& err, State** out) {
-    return create_with(&kHsOps, hs_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+                    const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out) {
+    return create_with(&kHsOps, hs_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, init_device_bytes, err, out);
 }
 
 of_status hs_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
@@ -385,8 +401,8 @@ of_status hs_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* ne
 }
 
 of_status lk_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                    const CpuLevels& cpu, const ErrorSink& err, State** out) {
-    return create_with(&kLkOps, lk_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+                    const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out) {
+    return create_with(&kLkOps, lk_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, init_device_bytes, err, out);
 }
 
 of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
@@ -394,8 +410,8 @@ of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* ne
 }
 
 of_status dis_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                     const CpuLevels& cpu, const ErrorSink& err, State** out) {
-    return create_with(&kDisOps, dis_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, err, out);
+                     const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out) {
+    return create_with(&kDisOps, dis_resolve_tuning, state_slot, pinned_slot, cfg, defaults, cpu, init_device_bytes, err, out);
 }
 
 of_status dis_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err) {
@@ -592,9 +608,11 @@ of_status process_frame(State* st, const of_image& prev, const Src* src, const o
         OF_CUDA_TRY(cudaMemsetAsync(&st->ctrl()->warm_ready, warm_ready ? 1 : 0, sizeof(int), s),
                     "cudaMemsetAsync(warm_ready)");
 
-    // 4. The solver.
+    // 4. config.init OF_INIT_DIS: the DIS pass on the same device frames, then the solver.
+    of_status r = init_dis_run(*st, src, w, h, err);
+    if (r != OF_OK) return r;
     SolveInfo info;
-    of_status r = run_frame(*st, src[0], src[1], w, h, err, &info);
+    r = run_frame(*st, src[0], src[1], w, h, err, &info);
     if (r != OF_OK) return r;
     *gpu_levels = info.gpu_levels;
     const bool warm_here = st->cfg.warm_start && warm_ready && warm_level(info.levels) < info.gpu_levels;

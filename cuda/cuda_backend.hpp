@@ -100,10 +100,23 @@ struct CpuLevels {
 
 /// Constructs State in state_slot (need.state_bytes, 64-byte aligned) using pinned_slot
 /// (need.pinned_bytes, 64-byte aligned) as staging; cfg and defaults as given to plan(); cpu
-/// (copied) says which levels run on the CPU, from 0 for none. *out
+/// (copied) says which levels run on the CPU, from 0 for none. init_device_bytes: with
+/// config.init OF_INIT_DIS, the DIS pass's device bytes (its plan's), which the device arena holds
+/// after the path's own from init_child_offset(need.device_bytes) on (a caller's device_arena_size
+/// must hold both; an arena create allocates is that size); 0 otherwise. *out
 /// is set even on failure when the state was constructed, so the caller can destroy() it.
 of_status create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                 const CpuLevels& cpu, const ErrorSink& err, State** out);
+                 const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out);
+
+/// config.init OF_INIT_DIS (cuda/init_dis_cuda.cu). The DIS pass is a context of its own (core/
+/// init_dis.hpp) created by the core after the parent's create(): on the parent's stream
+/// (stream_handle, as config.cuda_stream) with the parent's arena from init_child_offset on as its
+/// device_arena (init_device_arena); attach_init then makes the parent's process() and push() run
+/// it on each pair's device frames before the solve (its flow into DevLayout::init_flow, on the
+/// stream: no wait, no allocation). The child must be destroyed before the parent.
+void* init_device_arena(State* parent); // null without init_device_bytes
+void* stream_handle(State* st);         // the context's cudaStream_t
+void attach_init(State* parent, State* child);
 
 /// One frame pair; arguments already validated by the API (sizes, strides, memory kinds).
 /// Writes the number of inner iterations run (of the levels at or below *coarsest), the levels
@@ -118,7 +131,7 @@ of_status process(State* st, const of_image& prev, const of_image& next, const o
 /// resolve_tuning's contract (hs_resolve_tuning, cuda_layout.hpp).
 of_status hs_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
 of_status hs_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                    const CpuLevels& cpu, const ErrorSink& err, State** out);
+                    const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out);
 
 /// Lucas-Kanade (config.algorithm OF_ALGO_LK): plan() and create() of its CUDA path (lk_cuda.cuh),
 /// with the same contracts; process() and destroy() are shared, and so is resolve_tuning's
@@ -127,14 +140,14 @@ of_status hs_create(void* state_slot, void* pinned_slot, const of_config& cfg, c
 /// above: none more.
 of_status lk_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
 of_status lk_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                    const CpuLevels& cpu, const ErrorSink& err, State** out);
+                    const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out);
 
 /// Dense Inverse Search (config.algorithm OF_ALGO_DIS): plan() and create() of its CUDA path
 /// (dis_cuda.cuh), with the same contracts; process() and destroy() are shared, and so is
 /// resolve_tuning's contract (dis_resolve_tuning, cuda_layout.hpp).
 of_status dis_plan(const of_config& cfg, const LaunchDefaults* defaults, Need* need, const ErrorSink& err);
 of_status dis_create(void* state_slot, void* pinned_slot, const of_config& cfg, const LaunchDefaults* defaults,
-                     const CpuLevels& cpu, const ErrorSink& err, State** out);
+                     const CpuLevels& cpu, std::size_t init_device_bytes, const ErrorSink& err, State** out);
 
 /// One frame of a stream (of_push_frame, core/stream.hpp). The frame is copied into the upload
 /// slot that does not hold the kept frame (host frames through the staging, device and mapped

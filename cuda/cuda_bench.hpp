@@ -101,6 +101,24 @@ of_status bench_iterations(State* st, int iterations, int runs, float* ms, const
 /// ms), `launches` launches each (LK: combined with its lambda plane, as frames do).
 of_status bench_confidence(State* st, int w, int h, int launches, int runs, float* ms, const ErrorSink& err);
 
+/// config.init OF_INIT_DIS's fusion kernels (cuda/init_fuse_cuda.cu, both of them, as a frame
+/// enqueues them at the fused level) on planes the caller put in device memory, on the default
+/// stream, waited for: i0, i1 a level's frames (F32, or F16 bits when half), u its flow and diff
+/// a scratch plane (all w x h, pitch elements a row; u float2 pairs), dis DIS's level-0 flow
+/// (float2 pairs, dis_w x dis_h, dis_pitch pairs a row). Writes diff = cost(u) - cost(d) and u = d
+/// where the window sum is positive (core/ref/init_fuse_ref.cpp's init_* in sequence).
+struct InitFuseRun {
+    const void* i0;
+    const void* i1;
+    bool half;
+    float* u;
+    float* diff;
+    const float* dis;
+    int w, h, pitch;
+    int dis_w, dis_h, dis_pitch;
+};
+of_status init_fuse(const InitFuseRun& r, const ErrorSink& err);
+
 /// Traffic and arithmetic of one inner iteration per pixel for the context's variant, averaged
 /// over `iterations` iterations split into launches as cuda_frame.cu splits them.
 struct Model {

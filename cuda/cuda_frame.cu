@@ -522,6 +522,10 @@ of_status solve_one(State& st, const ErrorSink& err, SolveInfo* info) {
                         "upsample launch");
             ucur ^= 1;
         }
+        // config.init OF_INIT_DIS: DIS's flow fused into the level's start where the CPU path fuses it
+        // (core/flow_driver.cpp solve_levels: before the warm start), init_dis_cuda.cu.
+        r = init_fuse_level(st, *info, l, ucur, top_dev, err);
+        if (r != OF_OK) return r;
         const bool warm = st.cfg.warm_start && l == warm_level(levels); // a stream's (core/stream.hpp)
         if (warm) {
             const DPlane<const float2> kept = as_const(st.plane<float2>(lay.warm, d));

@@ -169,6 +169,30 @@ struct CensusTvl1Args {
 cudaError_t launch_census_tvl1(const CensusTvl1Args& a, cudaStream_t s);
 /// (HS's and CLG's census tensor: hs_cuda.cuh, launch_census_tensor.)
 
+// ---- init_fuse_cuda.cu: config.init OF_INIT_DIS's fusion (core/init_dis.hpp) ---------------
+/// The fusion at one level of w x h: u, diff and the pyramid planes the level's size and pitch,
+/// dis DIS's level-0 flow (the frame's size), mx = (float)w / dis.w and my = (float)h / dis.h
+/// (init_fuse_cpu's scales), radius kInitFuseRadius. top: Ctrl::top when the device decides the
+/// coarsest level (the launches then do nothing unless min(fuse_level, *top) == level), else
+/// null (the host launched only the fused level).
+struct InitFuseArgs {
+    int w, h;
+    DPlane<float2> u;         // the level's flow, replaced in place where DIS's fits better
+    DPlane<float> diff;       // scratch: cost(u) - cost(d) per pixel
+    DPlane<const float2> dis; // DIS's flow of the pair, level 0
+    float mx, my;
+    int radius;
+    const int* top;
+    int level, fuse_level;
+};
+/// diff = cost(u) - cost(d), d DIS's flow area-averaged to the level (init_area_ref, init_cost_ref,
+/// bit for bit on F32 levels); the __half overload reads an F16 pyramid level widened.
+cudaError_t launch_init_cost(const InitFuseArgs& a, DPlane<const float> i0, DPlane<const float> i1, cudaStream_t s);
+cudaError_t launch_init_cost(const InitFuseArgs& a, DPlane<const __half> i0, DPlane<const __half> i1, cudaStream_t s);
+/// u = d where the window sum of diff is positive (init_box_rows_ref then init_choose_ref, bit
+/// for bit); diff is only read, so it must not overlap u.
+cudaError_t launch_init_choose(const InitFuseArgs& a, cudaStream_t s);
+
 // ---- robust_cuda.cu: exposure-robust stages (core/robust.hpp) ------------------------------
 /// sq = (src - mean)^2 (robust_sq_ref).
 cudaError_t launch_robust_sq(DPlane<const float> src, DPlane<const float> mean, DPlane<float> sq, cudaStream_t s);
@@ -272,6 +296,7 @@ void list_pick_kernels(KernelList* l);
 void list_confidence_kernels(KernelList* l);
 void list_census_kernels(KernelList* l);       // census_cuda.cu
 void list_census_stats_kernels(KernelList* l); // census_stats_cuda.cu
+void list_init_kernels(KernelList* l);          // init_fuse_cuda.cu
 
 } // namespace cuda
 } // namespace oflow

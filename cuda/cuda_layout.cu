@@ -465,6 +465,7 @@ of_status make_layout(const of_config& cfg, const Tuning& t, DevLayout* l) {
     l->pick_u = c.take(pick ? f2 : 0);
     l->pick_conf = c.take(pick && lk ? f32 : 0);
     l->pick_stop = c.take(pick_stop);
+    l->init_flow = c.take(cfg.init == OF_INIT_DIS ? f2 : 0);
     // The residual confidence's work planes (cuda_frame.cu conf_planes), carved nowhere: after
     // the solve every work plane but the flow's u[ucur] is free. TV-L1: kConfWorkPlanes F32
     // planes from px[0] on: the duals, g, rc and gr are per level or per warp and nothing reads
@@ -584,6 +585,8 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"pick_u", "robust pick: the kept candidate's float2 flow (level 0)", l.pick_u, true, 0},
         {"pick_conf", "robust pick, LK: the kept candidate's confidence (level 0)", l.pick_conf, true, 0},
         {"pick_stop", "robust pick: each candidate's stop slots and coarsest level", l.pick_stop, true, 0},
+        {"init_flow", "init dis: DIS's float2 flow of the pair (level 0), read by the fusion at the fused level",
+         l.init_flow, true, 0},
         {"conf_work", "4 F32 planes after the solve: the residual confidence's N0, N1 and normalisation scratch; reuses "
                       "px[0] onwards",
          tvl1 ? l.conf_work : 0, false, tvl1 ? plane0 * 4 * kConfWorkPlanes : 0},

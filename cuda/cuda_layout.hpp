@@ -329,6 +329,12 @@ struct DevLayout {
     std::size_t pick_u;
     std::size_t pick_conf;
     std::size_t pick_stop;
+    // config.init OF_INIT_DIS (core/init_dis.hpp, cuda/init_dis_cuda.cu; 0 bytes otherwise): DIS's
+    // float2 flow of the pair (level 0), written per pair by the DIS pass (a context of its own
+    // whose device arena follows this layout's bytes: init_child_offset) and read by the fusion at
+    // the fused level. The fusion's cost plane carves nothing: it is the first F32 half of the flow
+    // plane the level does not start in (u[ucur ^ 1], free from the upsampling to the level's solve).
+    std::size_t init_flow;
     // The residual confidence (core/confidence.hpp) of every algorithm, computed after the
     // solve when a frame asks for of_flow.valid (cuda_frame.cu conf_planes, residual_confidence),
     // carves nothing: it runs in 6 level-0 F32 planes the solve leaves free, the flow plane it
@@ -457,6 +463,11 @@ inline std::size_t lk_fused_shared_bytes(int bh, int r) {
     return residual > update ? residual : update;
 }
 of_status lk_resolve_tuning(const of_config& cfg, const LaunchDefaults* defaults, Tuning* t, const ErrorSink& err);
+
+/// Where the DIS pass of config.init OF_INIT_DIS (a context of its own, cuda/init_dis_cuda.cu)
+/// has its device memory: the parent's device arena from this offset on, after the parent's own
+/// layout of `parent_bytes` (DevLayout::device_bytes), 256-byte aligned like every region.
+inline std::size_t init_child_offset(std::size_t parent_bytes) { return (parent_bytes + 255u) / 256u * 256u; }
 
 /// Bytes per pixel of an input format.
 std::size_t format_bytes(of_pixel_format f);

@@ -84,6 +84,12 @@ struct State {
             if (r.n && b >= r.p && span <= r.n && static_cast<std::size_t>(b - r.p) <= r.n - span) return true;
         return false;
     }
+    // config.init OF_INIT_DIS (cuda/init_dis_cuda.cu): the DIS pass's state (a context of its own,
+    // created by the core after this one: attach_init), whose device arena is this arena's bytes
+    // from init_off on and whose stream is this stream; null until attached (the warm-up frame and
+    // the graph capture of create() read DevLayout::init_flow, zeroed at create, instead).
+    State* init;
+    std::size_t init_off;      // init_child_offset(lay.device_bytes) with init dis, else 0
     int bench_w, bench_h;      // level prepared by hooks::bench_prepare (0 = none)
     int bench_ucur, bench_pcur;
 
@@ -203,6 +209,17 @@ of_status median_step(State& st, const LevelDims& d, int* ucur, const ErrorSink&
 /// Iterations run by `launches` launches of at most `depth` iterations each that stopped after
 /// launch stop_value (every iteration when it did not stop): the TV-L1 and HS rule alike.
 int iterations_by_launch(int stop_value, int iterations, int depth);
+
+// ---- config.init OF_INIT_DIS (init_dis_cuda.cu) ---------------------------------------------
+/// The pair through the DIS pass (st.init; nothing without one) on st's stream, from the frames
+/// the device reads at src[0], src[1] (w x h, already checked and uploaded by the parent), its
+/// level-0 flow copied into DevLayout::init_flow. Enqueues only: no allocation, no wait.
+of_status init_dis_run(State& st, const Src* src, int w, int h, const ErrorSink& err);
+/// The fusion (init_fuse_cuda.cu) at level l of a frame (info) whose flow is in u[ucur], where the
+/// CPU path fuses: level min(init_level(levels), top). top_dev: Ctrl::top when the device decides
+/// the coarsest level (then every level up to init_level enqueues it and the device skips all but
+/// one), else null (info.top is the host's). Nothing without config.init. Graph-capturable.
+of_status init_fuse_level(State& st, const SolveInfo& info, int l, int ucur, const int* top_dev, const ErrorSink& err);
 
 // ---- HS / CLG (hs_frame.cu): bench and test hooks on one level ----------------------------
 /// Warp, derivatives, tensor and coefficients of pyramid level `level` (size d) at the flow u[ucur].

@@ -221,6 +221,8 @@ const Fixed kFixed[] = {
     {"k_census_rows", cuda::kReduceThreads, 0},
     {"k_census_rms0", 1, 0},
     {"k_census_eta", 1, 0},
+    {"k_init_cost", kPlane, 0},   // init_fuse_cuda.cu (config.init OF_INIT_DIS)
+    {"k_init_choose", kPlane, 0},
     {"k_hs_planes_blur", kPlane, cuda::kMaxDynamicShared}, // tensor_blur_rows keeps the tile within it
     {"k_global_calc_u2", kPlane, 0},
 };
