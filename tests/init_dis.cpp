@@ -1,7 +1,9 @@
 // init_dis: config.init OF_INIT_DIS (core/init_dis.hpp), through the C ABI.
 //  - What it refuses: an unknown init (OF_ERR_INVALID_ARGUMENT), init dis with algorithm DIS
-//    (OF_ERR_UNSUPPORTED) and with backend CUDA named (OF_ERR_UNSUPPORTED: CPU paths only in
-//    this version); backend AUTO runs it on a CPU path, whatever the build.
+//    (OF_ERR_UNSUPPORTED). Backend CUDA named is no longer refused for TV-L1, HS, CLG and LK
+//    (OF_OK on a device, else only OF_ERR_BACKEND_UNAVAILABLE); backend AUTO creates.
+//  - The CUDA plan without a device (of_explain, a board named): the DIS pass's device bytes in
+//    the device arena, the buffers init_flow and init_dis (tests/gpu/gpu_init_dis.cpp runs it).
 //  - Memory: of_query_memory counts the DIS pass (more bytes than init none); a caller arena of
 //    exactly that size creates and processes, every byte written inside it (guards on both
 //    sides); one byte short is OF_ERR_ARENA. (No allocation while processing: tests/no_alloc.cpp.)
@@ -55,29 +57,81 @@ void test_refusals() {
         CHECK_MSG(s == OF_ERR_UNSUPPORTED && ctx == nullptr, "DIS with init dis: %s", st(s));
         if (ctx) of_destroy(ctx);
     }
-    {
-        of_config c = census_dis(OF_ALGO_TVL1, 64, 48);
+    for (of_algorithm a : {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK}) {
+        // Backend CUDA named: no longer refused for init dis (cuda/init_dis_cuda.cu); OF_OK on a
+        // device, else (no device, or a build without CUDA) only the backend's own absence. LK
+        // under census stays refused by its own rule (no census on LK's CUDA path): level-norm.
+        of_config c = census_dis(a, 64, 48);
+        if (a == OF_ALGO_LK) c.robust = OF_ROBUST_LEVEL_NORM;
         c.backend = OF_BACKEND_CUDA;
         of_context* ctx = nullptr;
         const of_status s = of_create(&c, &ctx);
-        CHECK_MSG(s == OF_ERR_UNSUPPORTED && ctx == nullptr, "init dis on backend CUDA: %s", st(s));
-        CHECK(std::strstr(of_last_error(nullptr), "init dis") != nullptr);
+        CHECK_MSG((s == OF_OK && ctx != nullptr) || (s == OF_ERR_BACKEND_UNAVAILABLE && ctx == nullptr),
+                  "algorithm %d, init dis on backend CUDA: %s (%s)", static_cast<int>(a), st(s), of_last_error(nullptr));
+        if (s != OF_OK) CHECK(std::strstr(of_last_error(nullptr), "init dis") == nullptr);
         if (ctx) of_destroy(ctx);
     }
     {
         of_config c = census_dis(OF_ALGO_TVL1, 64, 48);
-        c.backend = OF_BACKEND_AUTO;
+        c.backend = OF_BACKEND_AUTO; // the CUDA path where AUTO picks it, else a CPU path
         of_context* ctx = nullptr;
         const of_status s = of_create(&c, &ctx);
         CHECK_MSG(s == OF_OK, "init dis on backend AUTO: %s (%s)", st(s), of_last_error(nullptr));
-        if (ctx) {
-            of_info in;
-            std::memset(&in, 0, sizeof in);
-            in.struct_size = sizeof in;
-            CHECK(of_get_info(ctx, &in) == OF_OK);
-            CHECK_MSG(in.backend != OF_BACKEND_CUDA, "init dis ran on backend %d", static_cast<int>(in.backend));
-            of_destroy(ctx);
+        if (ctx) of_destroy(ctx);
+    }
+}
+
+// The CUDA plan with init dis, without a device: of_explain with a board named (its GPU assumed)
+// plans the DIS pass's device bytes into the device arena (cuda/init_dis_cuda.cu): more device
+// and host bytes than without, the buffers init_flow (DIS's flow) and init_dis (the DIS pass's
+// arena, last) inside it. Skipped where the build has no CUDA path (nothing planned).
+void test_cuda_plan() {
+    for (of_algorithm a : {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_LK}) {
+        of_config c = census_dis(a, 320, 240);
+        if (a == OF_ALGO_LK) c.robust = OF_ROBUST_LEVEL_NORM;
+        c.backend = OF_BACKEND_CUDA;
+        c.platform = "generic";
+        of_config none = c;
+        none.init = OF_INIT_NONE;
+        of_info with, without;
+        std::memset(&with, 0, sizeof with);
+        with.struct_size = sizeof with;
+        without = with;
+        const of_status s = of_explain(&c, &with);
+        CHECK_MSG(s == OF_OK, "algorithm %d: of_explain, CUDA + init dis: %s (%s)", static_cast<int>(a), st(s),
+                  of_last_error(nullptr));
+        CHECK(of_explain(&none, &without) == OF_OK);
+        if (s != OF_OK || with.device_bytes == 0) {
+            std::printf("algorithm %d: no CUDA plan in this build (%s): skipped\n", static_cast<int>(a), with.reason);
+            continue;
         }
+        std::printf("algorithm %d 320x240 CUDA plan: device %llu bytes with init dis, %llu without; host %llu / %llu\n",
+                    static_cast<int>(a), static_cast<unsigned long long>(with.device_bytes),
+                    static_cast<unsigned long long>(without.device_bytes), static_cast<unsigned long long>(with.host_bytes),
+                    static_cast<unsigned long long>(without.host_bytes));
+        CHECK(with.backend == OF_BACKEND_CUDA);
+        CHECK_MSG(with.device_bytes > without.device_bytes + 320u * 240u * 8u, "device bytes %llu, without init %llu",
+                  static_cast<unsigned long long>(with.device_bytes), static_cast<unsigned long long>(without.device_bytes));
+        CHECK(with.host_bytes > without.host_bytes);
+        uint32_t n = 0;
+        CHECK(of_explain_buffers(&c, nullptr, 0, &n) == OF_OK);
+        std::vector<of_buffer_info> v(n);
+        CHECK(of_explain_buffers(&c, v.data(), n, &n) == OF_OK);
+        bool flow = false, arena = false;
+        uint64_t end = 0;
+        for (const of_buffer_info& b : v) {
+            if (b.block != OF_BLOCK_DEVICE) continue;
+            CHECK_MSG(b.offset + b.bytes <= with.device_bytes, "%s ends at %llu of %llu", b.name,
+                      static_cast<unsigned long long>(b.offset + b.bytes), static_cast<unsigned long long>(with.device_bytes));
+            flow = flow || std::strcmp(b.name, "init_flow") == 0;
+            if (std::strcmp(b.name, "init_dis") == 0) {
+                arena = true;
+                CHECK(b.offset % 256 == 0 && b.offset + b.bytes == with.device_bytes);
+            } else if (b.offset + b.bytes > end) {
+                end = b.offset + b.bytes;
+            }
+        }
+        CHECK_MSG(flow && arena, "device buffers init_flow %d, init_dis %d", flow, arena);
     }
 }
 
@@ -267,6 +321,7 @@ void test_accuracy() {
 
 int main() {
     test_refusals();
+    test_cuda_plan();
     test_memory();
     test_small_frames();
     test_threads();

@@ -199,35 +199,13 @@ void test_tensor(of_algorithm algo, float rho) {
 // Mean EPE of one matrix cell's flow under census on `backend`, precision / variant as given.
 double cell_epe(of_algorithm a, oflow::synth::Motion m, oflow::synth::Photometry ph, of_backend backend, of_precision prec,
                 of_variant variant, of_info* info, std::vector<float>* flow) {
-    int w = 0, h = 0;
-    oflow::synth::motion_size(m, &w, &h);
-    const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
-    std::vector<float> i0(n), i1(n), gu(n), gv(n), u(n), v(n);
-    oflow::synth::generate_cell(m, ph, w, h, 1u, i0.data(), i1.data(), gu.data(), gv.data(), w);
-    of_config c = algo_config(a, static_cast<uint32_t>(w), static_cast<uint32_t>(h));
-    c.format = OF_PIXEL_F32;
+    of_config c = algo_config(a, 1, 1); // matrix_cell_epe sets the cell's size
     c.threads = 2;
     c.backend = backend;
     c.robust = OF_ROBUST_CENSUS;
     c.precision = prec;
     c.variant = variant;
-    of_context* ctx = create_or_report(c, "census cell");
-    CHECK(ctx != nullptr);
-    if (!ctx) return -1.0;
-    if (info) *info = info_of(ctx);
-    const of_image fa = host_f32_image(i0.data(), static_cast<uint32_t>(w), static_cast<uint32_t>(h));
-    const of_image fb = host_f32_image(i1.data(), static_cast<uint32_t>(w), static_cast<uint32_t>(h));
-    of_flow f = host_planar_flow(u.data(), v.data(), static_cast<uint32_t>(w), static_cast<uint32_t>(h));
-    const of_status s = of_process(ctx, &fa, &fb, &f);
-    CHECK_MSG(s == OF_OK, "census cell: of_process: %s (%s)", st(s), of_last_error(ctx));
-    of_destroy(ctx);
-    if (flow) {
-        *flow = u;
-        flow->insert(flow->end(), v.begin(), v.end());
-    }
-    double e = 0.0;
-    for (std::size_t i = 0; i < n; ++i) e += std::hypot(u[i] - gu[i], v[i] - gv[i]);
-    return e / static_cast<double>(n);
+    return matrix_cell_epe(c, m, ph, info, flow);
 }
 
 void test_frames() {

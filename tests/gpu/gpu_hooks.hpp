@@ -8,6 +8,7 @@
 #include "gpu_util.hpp"
 
 #include "core/context.hpp"
+#include "core/synth_matrix.hpp"
 #include "cuda/cuda_bench.hpp"
 
 #include <cstring>
@@ -110,6 +111,38 @@ inline Pair accuracy_pair(const ExposedCase& k, uint32_t w, uint32_t h, char* na
     e.noise_sigma = k.noise;
     std::snprintf(name, n, "%s%s", oflow::synth::case_name(k.c), k.gain != 1.0f ? " 1.25,20,3" : "");
     return synth_pair_exposed(k.c, k.t, e, w, h, 1);
+}
+
+/// The mean EPE of config c on the accuracy matrix's cell (m, ph) (core/synth_matrix.hpp, its
+/// size and F32 frames set here, host frames and flow); of_info in *info and the flow (u then v)
+/// in *flow when given; -1 (a failed check) when create fails.
+inline double matrix_cell_epe(of_config c, oflow::synth::Motion m, oflow::synth::Photometry ph, of_info* info,
+                              std::vector<float>* flow) {
+    int w = 0, h = 0;
+    oflow::synth::motion_size(m, &w, &h);
+    const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    std::vector<float> i0(n), i1(n), gu(n), gv(n), u(n), v(n);
+    oflow::synth::generate_cell(m, ph, w, h, 1u, i0.data(), i1.data(), gu.data(), gv.data(), w);
+    c.max_width = static_cast<uint32_t>(w);
+    c.max_height = static_cast<uint32_t>(h);
+    c.format = OF_PIXEL_F32;
+    of_context* ctx = create_or_report(c, "matrix cell");
+    CHECK(ctx != nullptr);
+    if (!ctx) return -1.0;
+    if (info) *info = info_of(ctx);
+    const of_image fa = host_f32_image(i0.data(), static_cast<uint32_t>(w), static_cast<uint32_t>(h));
+    const of_image fb = host_f32_image(i1.data(), static_cast<uint32_t>(w), static_cast<uint32_t>(h));
+    of_flow f = host_planar_flow(u.data(), v.data(), static_cast<uint32_t>(w), static_cast<uint32_t>(h));
+    const of_status s = of_process(ctx, &fa, &fb, &f);
+    CHECK_MSG(s == OF_OK, "matrix cell: of_process: %s (%s)", st(s), of_last_error(ctx));
+    of_destroy(ctx);
+    if (flow) {
+        *flow = u;
+        flow->insert(flow->end(), v.begin(), v.end());
+    }
+    double e = 0.0;
+    for (std::size_t i = 0; i < n; ++i) e += std::hypot(u[i] - gu[i], v[i] - gv[i]);
+    return e / static_cast<double>(n);
 }
 
 } // namespace gputest
