@@ -205,10 +205,8 @@ typedef enum of_robust {
                                    between the frames divides out, and texture at every finer scale
                                    keeps its contrast */
     /* Appended with the one-solve work (docs/accuracy.md). */
-    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1, HS, CLG and LK; TV-L1, HS and CLG on the CPU and CUDA
-                                   paths, LK on the CPU paths only in this version (DIS, and LK on backend
-                                   CUDA: OF_ERR_UNSUPPORTED; AUTO runs LK's on the CPU; a CUDA frame is
-                                   never split with the CPU): a data
+    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1, HS, CLG and LK, on the CPU and CUDA paths (DIS:
+                                   OF_ERR_UNSUPPORTED; a CUDA frame is never split with the CPU): a data
                                    term robust by construction, one solve. Every pyramid level described
                                    by its soft census, 8 channels per pixel, d / sqrt(eta^2 + d^2) of the
                                    differences d to the 3x3 neighbours, eta following each frame's contrast
@@ -220,9 +218,9 @@ typedef enum of_robust {
                                    intensity's (HS then solves with the coupled updates); LK: the same
                                    tensor, rebuilt at every Newton step at the current flow, summed over
                                    its window (lk.min_eigen applies to it unchanged). The iterations
-                                   run in F32 (precision F16 runs F32 here; on CUDA, TV-L1 runs the GLOBAL
-                                   variant whatever is asked, HS and CLG's Jacobi GLOBAL where the variant
-                                   is AUTO: of_info says so). With automatic levels the pyramid goes down
+                                   run in F32 (precision F16 runs F32 here; on CUDA, TV-L1 and LK run the
+                                   GLOBAL variant whatever is asked, HS and CLG's Jacobi GLOBAL where the
+                                   variant is AUTO: of_info says so). With automatic levels the pyramid goes down
                                    to sides of 8 px (16 in the other modes). docs/accuracy.md has where it
                                    wins and loses */
     OF_ROBUST_MAX_ENUM = 0x7FFFFFFF /**< not a value: keeps the enum 32-bit */

@@ -47,7 +47,8 @@
 //    normalised coarse levels keep the structure the rule would judge flat.
 // Pixels whose x + u0 leaves the level carry no data term (a = 0, rho = 0), as the warp's.
 // The CUDA path (cuda/census_cuda.cu, cuda/census_stats_cuda.cu) runs the same channels, tensor
-// and scalars on the device (the formulas below are shared), TV-L1's iteration GLOBAL F32.
+// and scalars on the device (the formulas below are shared), TV-L1's iteration GLOBAL F32, LK's
+// Newton steps GLOBAL F32 (cuda/lk_census_cuda.cuh).
 #ifndef OFLOW_CORE_CENSUS_HPP
 #define OFLOW_CORE_CENSUS_HPP
 

@@ -10,6 +10,7 @@
 //   update:    u = -G^-1 (ex, ey) where state is 1; |delta| < epsilon stops a pixel.
 // Every plane a step reads is written first in the same step (the state on the first), so the
 // flow does not depend on what the arena held, nor (row bands, integer counts) on the threads.
+// The CUDA path runs these steps with the same operations (cuda/lk_census_cuda.cuh).
 #include "core/census.hpp"
 #include "core/flow_driver.hpp"
 #include "core/hs_kernels.hpp"

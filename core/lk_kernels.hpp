@@ -31,7 +31,8 @@
 //     steps, to 0.93 px after 10 at 160x120 against 0.11).
 //
 // Under OF_ROBUST_CENSUS (core/census.hpp) the intensity tensor is replaced by the 8 census
-// channels' summed tensor (core/lk_census_cpu.cpp runs it). Each Newton step re-linearises at
+// channels' summed tensor (core/lk_census_cpu.cpp runs it; cuda/lk_census_cuda.cuh the same steps
+// on the device). Each Newton step re-linearises at
 // the current flow, as HS does per warp: frame 1 warped by u (KernelTable::warp_image), its
 // central-difference gradient, then per pixel q the census tensor at u(q) (census_tensor: the
 // kernel HS uses, CensusTensorArgs), J11, J12, J22 = sum_k a_k a_k^T and J13, J23 = sum_k r_k a_k,

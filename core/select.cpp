@@ -323,11 +323,6 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
             return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: %s has no CUDA path in this version (CPU paths only)",
                             who, alg->name);
         std::snprintf(why_not, sizeof why_not, "%s has no CUDA path in this version", alg->name);
-    } else if (cfg.robust == OF_ROBUST_CENSUS && cfg.algorithm == OF_ALGO_LK) { // LK's census: CPU paths only
-        if (want == OF_BACKEND_CUDA)
-            return err.fail(OF_ERR_UNSUPPORTED, "%s: backend CUDA: LK's robust census has no CUDA path in this version "
-                            "(CPU paths only)", who);
-        std::snprintf(why_not, sizeof why_not, "LK's robust census has no CUDA path in this version");
     } else if (want == OF_BACKEND_CUDA || want == OF_BACKEND_AUTO) {
         cuda_ok = cuda_usable(why_not, sizeof why_not);
         o.gpu_assumed = !cuda_ok && why == SelectFor::kExplain && named;

@@ -74,8 +74,10 @@ __global__ void __launch_bounds__(kBX * kBY) k_census_tvl1(CensusTvl1Args a) {
     a.minor.p[i] = make_float2(q, rc2);
 }
 
-// census_tensor_ref at one pixel (0 where x + u leaves the level).
+// census_tensor_ref at one pixel (0 where x + u leaves the level); nothing once the stop slot
+// says the level ended (LK's steps).
 __global__ void __launch_bounds__(kBX * kBY) k_census_tensor(CensusTensorCudaArgs a) {
+    if (a.stop && *a.stop < a.launch) return;
     int x, y;
     if (!plane_pixel(a.i0.w, a.i0.h, &x, &y)) return;
     const int w = a.i0.w, h = a.i0.h;

@@ -23,6 +23,7 @@
 #include "cuda/cuda_state.cuh"
 #include "cuda/hs_cuda.cuh"
 #include "cuda/dis_cuda.cuh"
+#include "cuda/lk_census_cuda.cuh"
 #include "cuda/lk_cuda.cuh"
 
 #include "core/algorithm.hpp" // IterationModel
@@ -84,6 +85,7 @@ void all_kernels(KernelList* l) {
     list_lk_global_kernels(l);
     list_lk_fused_kernels(l);
     list_lk_tile_kernels(l);
+    list_lk_census_kernels(l);
     list_dis_stage_kernels(l);
     list_dis_global_kernels(l);
     list_dis_fused_kernels(l);

@@ -20,6 +20,7 @@
 #include "cuda/cuda_bench.hpp"
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
+#include "cuda/lk_census_cuda.cuh"
 
 #include "core/hs_kernels.hpp"
 #include "core/lk_kernels.hpp"
@@ -164,6 +165,17 @@ of_status reset_ctrl(State& st, const ErrorSink& err) {
     return OF_OK;
 }
 
+// r->iterations_run of a hook's iterations or steps on a level of size d, from stop slot 0 after
+// the stream's work so far (st.ops->iterations_run); all of them when `counted` is false.
+of_status iterations_from_slot0(State& st, StageRun* r, const LevelDims& d, bool counted, const ErrorSink& err) {
+    int stop = kNotStopped;
+    OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, st.stream),
+                "hook download");
+    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
+    r->iterations_run = counted ? iterations_run(st, d, stop, r->iterations) : r->iterations;
+    return OF_OK;
+}
+
 of_status zero(State& st, std::size_t off, const LevelDims& d, std::size_t elem, const ErrorSink& err) {
     OF_CUDA_TRY(cudaMemsetAsync(st.arena + off, 0, static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h) * elem,
                                 st.stream),
@@ -208,12 +220,7 @@ of_status iterate_stage(State& st, StageRun* r, const LevelDims& d, const ErrorS
     if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.py[pcur], d), r->out[3], r->out[5], err);
     if (s == OF_OK) s = download_pairs(st, st.plane<T2>(l.g, d), r->out[6], r->out[7], err);
     if (s != OF_OK) return s;
-    int stop = kNotStopped;
-    OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, st.stream),
-                "hook download");
-    OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
-    r->iterations_run = r->epsilon > 0.0f ? iterations_run(st, d, stop, r->iterations) : r->iterations;
-    return OF_OK;
+    return iterations_from_slot0(st, r, d, r->epsilon > 0.0f, err);
 }
 
 // HS / CLG: frames and flow up, one warp's preparation at level 0 (cuda/hs_frame.cu).
@@ -262,37 +269,45 @@ of_status hs_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& 
         if (s == OF_OK) s = download(st, a, r->out[0], err);
         if (s == OF_OK) s = download(st, b, r->out[1], err);
         if (s != OF_OK) return s;
-        int stop = kNotStopped;
-        OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, str),
-                    "hook download");
-        OF_CUDA_TRY(cudaStreamSynchronize(str), "hook download");
-        r->iterations_run = r->epsilon > 0.0f ? iterations_run(st, d, stop, r->iterations) : r->iterations;
-        return OF_OK;
+        return iterations_from_slot0(st, r, d, r->epsilon > 0.0f, err);
     }
     }
 }
 
-// OF_ROBUST_CENSUS at level 0 (cuda_frame.cu, hs_frame.cu): frames and flow up, each frame's
-// rms0 and eta on the device as a frame computes them (both back into r), then the warp and
-// the census kernel of the context's algorithm, the planes down.
-of_status census_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
-    const DevLayout& l = st.lay;
-    Ctrl* c = st.ctrl();
+// Census hooks' start: frames and flow up (u[0]), each frame's rms0 and eta at level 0 on the
+// device as a frame computes them (cuda_frame.cu).
+of_status census_prologue(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
     of_status s = reset_ctrl(st, err);
     if (s == OF_OK) s = upload(st, r->in[0], st.pyr(0, 0, d), err);
     if (s == OF_OK) s = upload(st, r->in[1], st.pyr(1, 0, d), err);
-    if (s == OF_OK) s = upload_pairs(st, r->in[2], r->in[3], st.plane<float2>(l.u[0], d), err);
+    if (s == OF_OK) s = upload_pairs(st, r->in[2], r->in[3], st.plane<float2>(st.lay.u[0], d), err);
     if (s != OF_OK) return s;
     const DPlane<const float> i0 = as_const(st.pyr(0, 0, d)), i1 = as_const(st.pyr(1, 0, d));
-    OF_CUDA_TRY(launch_census_rms0(i0, i1, c, st.stream), "hook census launch");
-    OF_CUDA_TRY(launch_census_eta(i0, i1, c, st.stream), "hook census launch");
-    const bool tvl1 = r->stage == Stage::CensusTvl1;
-    s = tvl1 ? run_warp(st, d, 0, 0, err) : hs_prepare_warp(st, d, 0, 0, err);
-    if (s != OF_OK) return s;
+    OF_CUDA_TRY(launch_census_rms0(i0, i1, st.ctrl(), st.stream), "hook census launch");
+    OF_CUDA_TRY(launch_census_eta(i0, i1, st.ctrl(), st.stream), "hook census launch");
+    return OF_OK;
+}
+
+// The device's rms0 and eta back into r (after the stream's work so far).
+of_status census_scalars(State& st, StageRun* r, const ErrorSink& err) {
+    Ctrl* c = st.ctrl();
     OF_CUDA_TRY(cudaMemcpyAsync(r->rms0, c->census_rms0, sizeof r->rms0, cudaMemcpyDeviceToHost, st.stream),
                 "hook download");
     OF_CUDA_TRY(cudaMemcpyAsync(r->eta, c->census_eta, sizeof r->eta, cudaMemcpyDeviceToHost, st.stream), "hook download");
     OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
+    return OF_OK;
+}
+
+// OF_ROBUST_CENSUS at level 0 (cuda_frame.cu, hs_frame.cu): the prologue, the warp and the
+// census kernel of the context's algorithm (TV-L1, HS / CLG), the scalars and the planes down.
+of_status census_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    of_status s = census_prologue(st, r, d, err);
+    if (s != OF_OK) return s;
+    const bool tvl1 = r->stage == Stage::CensusTvl1;
+    s = tvl1 ? run_warp(st, d, 0, 0, err) : hs_prepare_warp(st, d, 0, 0, err);
+    if (s == OF_OK) s = census_scalars(st, r, err);
+    if (s != OF_OK) return s;
     if (tvl1) {
         s = download(st, st.plane<float>(l.tv_i1w, d), r->out[0], err);
         if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.tv_census_g, d), r->out[1], r->out[2], err);
@@ -363,14 +378,28 @@ of_status lk_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& 
         if (s == OF_OK) s = download_bytes(st, st.arena + l.lk_state, d, r->out[2], err);
         if (s == OF_OK) s = download_pairs(st, sums, r->out[3], r->out[4], err);
         if (s != OF_OK) return s;
-        int stop = kNotStopped;
-        OF_CUDA_TRY(cudaMemcpyAsync(&stop, &st.ctrl()->stop[0], sizeof(int), cudaMemcpyDeviceToHost, st.stream),
-                    "hook download");
-        OF_CUDA_TRY(cudaStreamSynchronize(st.stream), "hook download");
-        r->iterations_run = iterations_run(st, d, stop, r->iterations);
-        return OF_OK;
+        return iterations_from_slot0(st, r, d, true, err);
     }
     }
+}
+
+// LK under OF_ROBUST_CENSUS at level 0 (lk_census_frame.cu): the census prologue, then up to
+// r->iterations census steps at stop slot 0 with r->epsilon, the planes down.
+of_status lk_census_stage(State& st, StageRun* r, const LevelDims& d, const ErrorSink& err) {
+    const DevLayout& l = st.lay;
+    of_status s = census_prologue(st, r, d, err);
+    const float keep = st.cfg.epsilon;
+    st.cfg.epsilon = r->epsilon; // the steps read it there
+    if (s == OF_OK) s = lk_census_steps(st, d, 0, r->iterations, 0, 0, true, err);
+    st.cfg.epsilon = keep;
+    if (s == OF_OK) s = census_scalars(st, r, err);
+    if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.u[0], d), r->out[0], r->out[1], err);
+    if (s == OF_OK) s = download_bytes(st, st.arena + l.lk_state, d, r->out[2], err);
+    if (s == OF_OK) s = download(st, st.plane<float>(l.lk_conf, d), r->out[3], err);
+    if (s == OF_OK) s = download_pairs(st, st.plane<float2>(l.lk_g, d), r->out[4], r->out[5], err);
+    if (s == OF_OK) s = download(st, st.f32_plane(l.lk_box, 3, d), r->out[6], err);
+    if (s != OF_OK) return s;
+    return iterations_from_slot0(st, r, d, true, err);
 }
 
 } // namespace
@@ -455,6 +484,11 @@ of_status run_stage(State* stp, StageRun* r, const ErrorSink& err) {
         if (!is_lk(st.cfg.algorithm))
             return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: LK stage on a %s context", st.ops->name);
         return lk_stage(st, r, d, err);
+    case Stage::LkCensus:
+        if (!is_lk(st.cfg.algorithm) || st.cfg.robust != OF_ROBUST_CENSUS)
+            return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: LK census stage on a %s context without its census",
+                            st.ops->name);
+        return lk_census_stage(st, r, d, err);
     }
     return err.fail(OF_ERR_INVALID_ARGUMENT, "hooks: unknown stage %d", static_cast<int>(r->stage));
 }

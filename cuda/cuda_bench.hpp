@@ -28,7 +28,8 @@ enum class Stage {
     LkConfidence,
     LkStep,
     CensusTvl1,
-    CensusTensor
+    CensusTensor,
+    LkCensus
 };
 
 /// One stage on host planes (packed rows: pitch = width). Sizes must fit the context's maximum.
@@ -69,6 +70,13 @@ enum class Stage {
 ///                out[6] = its rho_c, out[7..8] = the minor channel's q and rho_c
 ///  CensusTensor: (HS / CLG) the warp and the census tensor -> out[0] = I1w, out[1..5] = j11, j12,
 ///                j13, j22, j23 before CLG's smoothing
+///  LkCensus:     (LK) up to `iterations` census Newton steps of the level from (u1, u2)
+///                (lk_census_cuda.cuh; epsilon as given, stop slot 0) -> out[0..1] = u1, u2,
+///                out[2] = the state, out[3] = the confidence (from the first step's G),
+///                out[4..5] = the window sums (X, Y) of the last step that ran, at every pixel
+///                (when iterations_run is 0 they are not the sums: no step ran),
+///                out[6] = I1w of the last warp (each step's; steps past the level's end still
+///                warp, at the final flow); iterations_run = the steps the level ran
 struct StageRun {
     Stage stage;
     int w, h;

@@ -240,10 +240,15 @@ of_status hs_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tunin
 
 of_status lk_resolve_tuning(const of_config& cfg, const LaunchDefaults* d, Tuning* t, const ErrorSink& err) {
     const bool table = d && d->has;
-    t->precision = cfg.precision == OF_PRECISION_F16 ? OF_PRECISION_F16 : OF_PRECISION_F32;
+    // Under OF_ROBUST_CENSUS the census steps run (lk_census_cuda.cuh): GLOBAL's shape (a thread
+    // per pixel), F32, whatever is asked, so the Tuning and of_info say what runs.
+    const bool census = cfg.robust == OF_ROBUST_CENSUS;
+    t->precision = cfg.precision == OF_PRECISION_F16 && !census ? OF_PRECISION_F16 : OF_PRECISION_F32;
     // Without a table row: FUSED, the variant measured fastest (oflow-bench --lk, H100: FUSED F32
     // 16.7x GLOBAL F32 per step at 4096^2, window 11; MULTI_ITER 3-8 % slower in frames).
-    const of_variant v = cfg.variant != OF_VARIANT_AUTO ? cfg.variant : (table ? d->variant : OF_VARIANT_FUSED);
+    const of_variant v = census                        ? OF_VARIANT_GLOBAL
+                         : cfg.variant != OF_VARIANT_AUTO ? cfg.variant
+                                                          : (table ? d->variant : OF_VARIANT_FUSED);
     t->variant = v;
     const bool lanes32 = v != OF_VARIANT_GLOBAL;
     const bool row_block = table && d->variant == v && (!lanes32 || d->bw == 32);
@@ -560,10 +565,13 @@ void layout_rows(const DevLayout& l, LayoutRow* dev, int* ndev, LayoutRow* pinne
         {"hs_coef[2]", "HS/CLG: coefficient pairs, right-hand side (per warp)", l.hs_coef[2], true, 0},
         {"hs_du[0]", "HS/CLG/DIS: increment (du, dv), ping-pong", l.hs_du[0], true, 0},
         {"hs_du[1]", "HS/CLG: increment, the other half of the ping-pong", l.hs_du[1], true, 0},
-        {"lk_g", "LK: frame 0's gradient pairs (per level)", l.lk_g, true, 0},
-        {"lk_box", "LK: 4 F32 planes of box sums (per level); the local normalisation's before, the confidence's work after",
+        {"lk_g", "LK: frame 0's gradient pairs (per level); robust census: J13, J23 (per step)", l.lk_g, true, 0},
+        {"lk_box",
+         "LK: 4 F32 planes of box sums (per level; robust census: 3 and I1w, per step); the local normalisation's "
+         "before, the confidence's work after",
          l.lk_box, true, 0},
-        {"lk_tensor", "LK: 3 F32 planes, the tensor or -G^-1 (per level)", l.lk_tensor, true, 0},
+        {"lk_tensor", "LK: 3 F32 planes, the tensor or -G^-1 (per level; robust census: J11, J12, J22 per step)",
+         l.lk_tensor, true, 0},
         {"lk_conf", "LK: F32 lambda, its own rule (per level; level 0's is combined into the validity output)", l.lk_conf, true, 0},
         {"lk_state", "LK: a byte per pixel, valid and stepping (per level)", l.lk_state, true, 0},
         {"dis_g", "DIS: frame 0's gradient pairs (per level)", l.dis_g, true, 0},

@@ -196,12 +196,15 @@ cudaError_t launch_hs_tensor_blur(DPlane<const float4> deriv, float* const j[kHs
 /// operations in its order; census_cuda.cu): i0 the level of frame 0, i1w frame 1 warped
 /// (launch_hs_warp_image's), whose central-difference gradient (gradient_ref's) the kernel takes
 /// itself, eta = Ctrl::census_eta (frame 0's, frame 1's); out: j[kJ11 .. kJ23], planes of i0's
-/// size and pitch.
+/// size and pitch. LK's census steps (lk_census_cuda.cuh) pass their level's stop slot: the launch
+/// then returns at once when *stop < launch (the level ended on the device); HS leaves it null.
 struct CensusTensorCudaArgs {
     DPlane<const float> i0, i1w;
     DPlane<const float2> u;
     float* j[kHsChannels];
     const float* eta;
+    const int* stop = nullptr;
+    int launch = 0;
 };
 cudaError_t launch_census_tensor(const CensusTensorCudaArgs& a, cudaStream_t s);
 /// kHsChannels consecutive F32 planes from src on (`stride` elements apart) blurred by g into the

@@ -37,6 +37,8 @@
 // early stop the result may be on the other side: hs_cuda.cuh's ping-pong repair copies it over.
 // FUSED updates in place (the residual pass has read every flow before the update pass runs).
 // Pixels that are not active keep their flow (GLOBAL and MULTI_ITER copy it across).
+// Under OF_ROBUST_CENSUS a level runs lk_census_cuda.cuh's steps instead of the setup and steps
+// above (the tensor rebuilt at every step), with this file's validity launch and Newton step.
 #ifndef OFLOW_CUDA_LK_CUDA_CUH
 #define OFLOW_CUDA_LK_CUDA_CUH
 
@@ -137,10 +139,12 @@ __device__ __forceinline__ bool lk_tile_active(const LkStepArgs& a, int x, int y
     return __syncthreads_or(any) != 0;
 }
 
-/// lk_update_ref for pixel i with window sums s (GLOBAL: G in a.t): the new flow in *u, the new
-/// state in *st; true while the pixel stays active.
-__device__ __forceinline__ bool lk_step_ref(const LkStepArgs& a, std::size_t i, float2 s, float2* u, unsigned char* st) {
-    const double A = a.t[kG11][i], B = a.t[kG12][i], C = a.t[kG22][i], X = s.x, Y = s.y;
+/// lk_update_ref's step at one pixel from its window sums G = [g11 g12; g12 g22] and s = (X, Y):
+/// the new flow in *u, the new state in *st; true while the pixel stays active. The census steps
+/// (lk_census_cuda.cu) take it with G from their own window sums.
+__device__ __forceinline__ bool lk_newton_ref(float g11, float g12, float g22, float2 s, float epsilon, float2* u,
+                                              unsigned char* st) {
+    const double A = g11, B = g12, C = g22, X = s.x, Y = s.y;
     const double det = A * C - B * B;
     const double nu = det > 0.0 ? -(C * X - B * Y) / det : 0.0;
     const double nv = det > 0.0 ? -(A * Y - B * X) / det : 0.0;
@@ -150,9 +154,14 @@ __device__ __forceinline__ bool lk_step_ref(const LkStepArgs& a, std::size_t i, 
     }
     const double du = nu - static_cast<double>(u->x), dv = nv - static_cast<double>(u->y);
     *u = make_float2(static_cast<float>(nu), static_cast<float>(nv));
-    const double e = static_cast<double>(a.epsilon);
+    const double e = static_cast<double>(epsilon);
     *st = du * du + dv * dv < e * e ? 0 : 1;
     return *st != 0;
+}
+
+/// lk_update_ref for pixel i with window sums s (GLOBAL: G in a.t), as lk_newton_ref.
+__device__ __forceinline__ bool lk_step_ref(const LkStepArgs& a, std::size_t i, float2 s, float2* u, unsigned char* st) {
+    return lk_newton_ref(a.t[kG11][i], a.t[kG12][i], a.t[kG22][i], s, a.epsilon, u, st);
 }
 
 /// The F32 step of FUSED and MULTI_ITER from the coefficients of -G^-1 (top comment).

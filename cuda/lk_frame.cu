@@ -6,6 +6,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_state.cuh"
 #include "cuda/hs_cuda.cuh"
+#include "cuda/lk_census_cuda.cuh"
 #include "cuda/lk_cuda.cuh"
 
 #include "core/schedule.hpp"
@@ -65,17 +66,27 @@ LkStepArgs step_args(State& st, const LevelDims& d, int level, int slot) {
 
 bool pingpong(const State& st) { return st.tun.variant != OF_VARIANT_FUSED; }
 
+// OF_ROBUST_CENSUS: the census steps (lk_census_cuda.cuh) replace the setup and the steps.
+bool census(const State& st) { return st.cfg.robust == OF_ROBUST_CENSUS; }
+
 of_status lk_level(State& st, const LevelDims& d, int l, int* ucur, const ErrorSink& err) {
     const of_config& cfg = st.cfg;
     const int steps = static_cast<int>(level_iterations(cfg.iterations, cfg.iteration_growth, l));
     const int slot = l * kMaxWarps; // one warp
-    of_status r = lk_prepare_level(st, d, l, slot, false, err);
-    if (r == OF_OK) r = lk_steps(st, d, l, steps, slot, ucur, false, err);
+    of_status r = OF_OK;
+    if (census(st)) {
+        r = lk_census_steps(st, d, l, steps, slot, *ucur, false, err);
+    } else {
+        r = lk_prepare_level(st, d, l, slot, false, err);
+        if (r == OF_OK) r = lk_steps(st, d, l, steps, slot, ucur, false, err);
+    }
     return r == OF_OK ? median_step(st, d, ucur, err) : r; // LK's default median_size: 0
 }
 
-// The setup's 3 launches, the steps' (FUSED: 2 a step) and the ping-pong repair.
+// The setup's 3 launches, the steps' (FUSED: 2 a step) and the ping-pong repair; under census 4
+// a step and the validity.
 int lk_launches(const State& st, const LevelDims&, int iterations) {
+    if (census(st)) return 1 + 4 * iterations;
     return 3 + (st.tun.variant == OF_VARIANT_FUSED ? 2 * iterations : iterations + 1);
 }
 
@@ -88,7 +99,9 @@ int lk_iterations_run(const State&, const LevelDims&, int stop_value, int iterat
 
 void lk_iteration_kernels(const State& st, char* prefix, std::size_t n) {
     const char* prec = is_f16(st) ? "f16x2" : "f32";
-    if (st.tun.variant == OF_VARIANT_GLOBAL)
+    if (census(st))
+        std::snprintf(prefix, n, "lk_census");
+    else if (st.tun.variant == OF_VARIANT_GLOBAL)
         std::snprintf(prefix, n, "lk_global_%s", prec);
     else if (st.tun.variant == OF_VARIANT_FUSED)
         std::snprintf(prefix, n, "lk_fused");

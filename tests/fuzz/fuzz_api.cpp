@@ -119,7 +119,7 @@ void fill_config(fuzz::ByteSource& d, of_config* c) {
     c->block_width = small_or_raw(d, 0, 64);
     c->block_height = small_or_raw(d, 0, 16);
     c->fused_depth = small_or_raw(d, 0, 17);
-    raw_enum(d, &c->robust, 0, 7); // every mode (4: pick, several solves; 6: census, not DIS nor CUDA), and 7 refused
+    raw_enum(d, &c->robust, 0, 7); // every mode (4: pick, several solves; 6: census, not DIS), and 7 refused
     c->robust_sigma = any_float(d, 0.0f, 11.0f);
     c->median_size = small_or_raw(d, 0, 6);
     c->min_texture = any_float(d, 0.0f, 10.0f);

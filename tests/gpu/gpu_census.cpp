@@ -9,18 +9,26 @@
 //    census_tensor_ref on those inputs with the device's eta: each value within 1e-5 of its
 //    plane's largest magnitude (the kernels perform the reference's IEEE operations in its
 //    order, so the expected difference is 0; the count of differing values is printed);
-//  - frames through the ABI: TV-L1, HS and CLG on two matrix cells with a photometric change
+//  - LK's census steps (Stage::LkCensus, cuda/lk_census_cuda.cuh) on the same inputs against
+//    core/lk_census_cpu.cpp's sequence run here on the reference kernels (warp_image_ref,
+//    gradient_ref, census_tensor_ref, lk_census_products_ref, the box sums, lk_confidence_ref,
+//    lk_update_ref) with the device's eta: after one step and after the level's 10 steps, the
+//    state bit for bit, the steps run equal, the flow, the confidence, the last step's window
+//    sums (X, Y) and I1w within 1e-5 of each plane's largest magnitude (expected bit for bit);
+//  - frames through the ABI: TV-L1, HS, CLG and LK on two matrix cells with a photometric change
 //    (core/synth_matrix.hpp: translation / gain-noise, rotation-zoom / shading, 384x288): the
 //    CUDA flow's mean EPE within 5 % + 0.02 px of the reference path's on the same pair (the
 //    first cell only under OFLOW_GPU_SMALL=1);
-//  - what runs: TV-L1 asked for F16 MULTI_ITER under census reports (of_info) backend CUDA,
-//    precision F32 and variant cuda-global-f32; its flow equals the one asked for F32 GLOBAL bit
-//    for bit.
+//  - what runs: TV-L1 asked for F16 MULTI_ITER and LK asked for F16 FUSED under census report
+//    (of_info) backend CUDA, precision F32 and variant cuda-global-f32; each flow equals the one
+//    asked for F32 GLOBAL bit for bit.
 #include "gpu_hooks.hpp"
 
 #include "core/census.hpp"
 #include "core/hs_kernels.hpp"
+#include "core/lk_kernels.hpp"
 #include "core/ref/kernels_ref.hpp"
+#include "core/ref/lk_ref.hpp"
 #include "core/synth_matrix.hpp"
 #include "tests/host_plane.hpp"
 
@@ -88,12 +96,14 @@ void check_scalars(const oflow::cuda::hooks::StageRun& r, Img& i0, Img& i1, cons
     }
 }
 
-// One census stage hook on c at level 0 (kW x kH) from the inputs, into `outs` planes; false (a
-// failed check) when it fails.
+// One census stage hook on c at level 0 (kW x kH) from the inputs, into `outs` planes (LK: up to
+// `steps` steps at `epsilon`); false (a failed check) when it fails.
 bool run_census(const HookCtx& c, oflow::cuda::hooks::Stage stage, const Inputs& in, std::vector<std::vector<float>>* out,
-                int outs, oflow::cuda::hooks::StageRun* r, const char* what) {
+                int outs, oflow::cuda::hooks::StageRun* r, const char* what, int steps = 0, float epsilon = 0.0f) {
     out->assign(static_cast<std::size_t>(outs), std::vector<float>(static_cast<std::size_t>(kW) * kH));
     std::memset(static_cast<void*>(r), 0, sizeof *r);
+    r->iterations = steps;
+    r->epsilon = epsilon;
     r->stage = stage;
     r->w = kW;
     r->h = kH;
@@ -196,6 +206,117 @@ void test_tensor(of_algorithm algo, float rho) {
     for (int k = 0; k < oflow::kHsChannels; ++k) check_close(out[static_cast<std::size_t>(1 + k)], j[k].v, names[k]);
 }
 
+// LK's census steps on the host: core/lk_census_cpu.cpp's sequence on the reference kernels at
+// level 0 of the inputs (window and min_eigen of cfg, the device's eta), up to `steps` steps from
+// the inputs' flow. Leaves the flow, state, confidence, the last step's window sums and I1w.
+struct LkHostSteps {
+    Img u, v, state, conf, sx, sy, i1w;
+    int ran = 0;
+    explicit LkHostSteps(const Inputs& in)
+        : u(in.u), v(in.v), state(kW, kH), conf(kW, kH), sx(kW, kH), sy(kW, kH), i1w(kW, kH) {}
+};
+
+void lk_census_host(Inputs& in, const of_config& cfg, const float eta[2], int steps, float epsilon, LkHostSteps* o) {
+    using namespace oflow;
+    const int s = static_cast<int>(cfg.lk.window), r = (s - 1) / 2;
+    Img gx(kW, kH), gy(kW, kH);
+    std::vector<Img> g(kLkTensorChannels, Img(kW, kH)), gh(kLkTensorChannels, Img(kW, kH)), e(2, Img(kW, kH)),
+        eh(2, Img(kW, kH));
+    Plane gp[kLkTensorChannels], ghp[kLkTensorChannels], ep[2], ehp[2];
+    for (int c = 0; c < kLkTensorChannels; ++c) {
+        gp[c] = g[static_cast<std::size_t>(c)].plane();
+        ghp[c] = gh[static_cast<std::size_t>(c)].plane();
+    }
+    for (int c = 0; c < 2; ++c) {
+        ep[c] = e[static_cast<std::size_t>(c)].plane();
+        ehp[c] = eh[static_cast<std::size_t>(c)].plane();
+    }
+    CensusTensorArgs ta;
+    ta.i0 = in.i0.plane();
+    ta.i1w = o->i1w.plane();
+    ta.gx = gx.plane();
+    ta.gy = gy.plane();
+    ta.u1 = o->u.plane();
+    ta.u2 = o->v.plane();
+    ta.j[kJ11] = gp[kG11];
+    ta.j[kJ12] = gp[kG12];
+    ta.j[kJ22] = gp[kG22];
+    ta.j[kJ13] = ep[0];
+    ta.j[kJ23] = ep[1];
+    ta.eta0 = eta[0];
+    ta.eta1 = eta[1];
+    LkCensusArgs pa;
+    for (int c = 0; c < kLkTensorChannels; ++c) pa.j[c] = gp[c];
+    pa.u1 = ta.u1;
+    pa.u2 = ta.u2;
+    pa.bx = ep[0];
+    pa.by = ep[1];
+    LkConfArgs ca;
+    LkUpdateArgs ua;
+    for (int c = 0; c < kLkTensorChannels; ++c) ca.j[c] = ua.j[c] = gp[c];
+    ca.conf = o->conf.plane();
+    ca.state = o->state.plane();
+    ca.inv_area = 1.0 / (static_cast<double>(s) * static_cast<double>(s));
+    ca.min_eigen = cfg.lk.min_eigen;
+    ua.ex = ep[0];
+    ua.ey = ep[1];
+    ua.state = ca.state;
+    ua.u1 = ta.u1;
+    ua.u2 = ta.u2;
+    ua.epsilon = epsilon;
+    int n = 0;
+    while (n < steps) {
+        warp_image_ref(in.i0.plane(), in.i1.plane(), ta.u1, ta.u2, ta.i1w, 0, kH);
+        gradient_ref(ta.i1w, ta.gx, ta.gy, 0, kH);
+        census_tensor_ref(ta, 0, kH);
+        lk_census_products_ref(pa, 0, kH);
+        lk_box_h_multi_ref(gp, ghp, kLkTensorChannels, r, 0, kH);
+        lk_box_v_multi_ref(ghp, gp, kLkTensorChannels, r, 0, kH);
+        lk_box_h_multi_ref(ep, ehp, 2, r, 0, kH);
+        lk_box_v_multi_ref(ehp, ep, 2, r, 0, kH);
+        if (n == 0 && lk_confidence_ref(ca, 0, kH) == 0.0) break;
+        const double active = lk_update_ref(ua, 0, kH);
+        ++n;
+        if (active == 0.0) break;
+    }
+    o->sx.v = e[0].v;
+    o->sy.v = e[1].v;
+    o->ran = n;
+}
+
+void test_lk_steps() {
+    const of_config cfg = census_config(OF_ALGO_LK);
+    HookCtx c(cfg);
+    Inputs in;
+    const int runs[] = {1, static_cast<int>(cfg.iterations)};
+    for (int steps : runs) {
+        std::vector<std::vector<float>> out;
+        oflow::cuda::hooks::StageRun r;
+        char what[48];
+        std::snprintf(what, sizeof what, "census LK, %d step(s)", steps);
+        if (!run_census(c, oflow::cuda::hooks::Stage::LkCensus, in, &out, 7, &r, what, steps, cfg.epsilon)) return;
+        check_scalars(r, in.i0, in.i1, what);
+        LkHostSteps h(in);
+        lk_census_host(in, cfg, r.eta, steps, cfg.epsilon, &h);
+        std::size_t valid = 0, active = 0;
+        for (std::size_t i = 0; i < h.conf.v.size(); ++i) {
+            valid += h.conf.v[i] >= cfg.lk.min_eigen;
+            active += h.state.v[i] == 1.0f;
+        }
+        std::printf("%s: device ran %d, reference %d; %zu valid pixels, %zu still active\n", what, r.iterations_run, h.ran,
+                    valid, active);
+        CHECK_MSG(h.ran > 0 && valid > h.conf.v.size() / 4, "%s: the inputs no longer give valid windows to step", what);
+        CHECK_MSG(r.iterations_run == h.ran, "%s: the device ran %d steps, the reference %d", what, r.iterations_run, h.ran);
+        bitwise(out[2], h.state.v, "census LK state");
+        const char* names[6] = {"u1", "u2", "conf", "X", "Y", "I1w"};
+        const Img* want[6] = {&h.u, &h.v, &h.conf, &h.sx, &h.sy, &h.i1w};
+        const int at[6] = {0, 1, 3, 4, 5, 6};
+        // I1w is the last warp's: the reference's last step's only when the device ran every step.
+        const int n = r.iterations_run == steps ? 6 : 5;
+        for (int k = 0; k < n; ++k) check_close(out[static_cast<std::size_t>(at[k])], want[k]->v, names[k]);
+    }
+}
+
 // Mean EPE of one matrix cell's flow under census on `backend`, precision / variant as given.
 double cell_epe(of_algorithm a, oflow::synth::Motion m, oflow::synth::Photometry ph, of_backend backend, of_precision prec,
                 of_variant variant, of_info* info, std::vector<float>* flow) {
@@ -216,10 +337,10 @@ void test_frames() {
         Photometry p;
     };
     const Cell cells[] = {{Motion::Translation, Photometry::GainNoise}, {Motion::RotationZoom, Photometry::Shading}};
-    const of_algorithm algos[] = {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG};
-    const char* names[] = {"TV-L1", "HS", "CLG"};
+    const of_algorithm algos[] = {OF_ALGO_TVL1, OF_ALGO_HS, OF_ALGO_CLG, OF_ALGO_LK};
+    const char* names[] = {"TV-L1", "HS", "CLG", "LK"};
     const int n_cells = small_run() ? 1 : 2; // the sanitizer's small run: the first cell
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 4; ++k)
         for (int ci = 0; ci < n_cells; ++ci) {
             const Cell& cell = cells[ci];
             const double ref = cell_epe(algos[k], cell.m, cell.p, OF_BACKEND_REFERENCE, OF_PRECISION_F32,
@@ -239,19 +360,27 @@ void test_frames() {
 void test_what_runs() {
     using oflow::synth::Motion;
     using oflow::synth::Photometry;
-    of_info asked, plain;
-    std::vector<float> fa, fb;
-    cell_epe(OF_ALGO_TVL1, Motion::Translation, Photometry::Ramp, OF_BACKEND_CUDA, OF_PRECISION_F16,
-             OF_VARIANT_MULTI_ITER, &asked, &fa);
-    cell_epe(OF_ALGO_TVL1, Motion::Translation, Photometry::Ramp, OF_BACKEND_CUDA, OF_PRECISION_F32, OF_VARIANT_GLOBAL,
-             &plain, &fb);
-    std::printf("TV-L1 census asked F16 MULTI_ITER: ran %s, precision %d\n", asked.variant, static_cast<int>(asked.precision));
-    CHECK_MSG(asked.backend == OF_BACKEND_CUDA && asked.precision == OF_PRECISION_F32 &&
-                  std::strcmp(asked.variant, "cuda-global-f32") == 0,
-              "census TV-L1 asked F16 MULTI_ITER reports backend %d, precision %d, variant %s", asked.backend,
-              static_cast<int>(asked.precision), asked.variant);
-    CHECK_MSG(fa.size() == fb.size() && !fa.empty() && std::memcmp(fa.data(), fb.data(), fa.size() * sizeof(float)) == 0,
-              "census TV-L1: the flow asked for F16 MULTI_ITER differs from the F32 GLOBAL one");
+    struct Ask {
+        of_algorithm a;
+        of_variant v;
+        const char* what;
+    };
+    const Ask asks[] = {{OF_ALGO_TVL1, OF_VARIANT_MULTI_ITER, "TV-L1 census asked F16 MULTI_ITER"},
+                        {OF_ALGO_LK, OF_VARIANT_FUSED, "LK census asked F16 FUSED"}};
+    for (const Ask& k : asks) {
+        of_info asked, plain;
+        std::vector<float> fa, fb;
+        cell_epe(k.a, Motion::Translation, Photometry::Ramp, OF_BACKEND_CUDA, OF_PRECISION_F16, k.v, &asked, &fa);
+        cell_epe(k.a, Motion::Translation, Photometry::Ramp, OF_BACKEND_CUDA, OF_PRECISION_F32, OF_VARIANT_GLOBAL, &plain,
+                 &fb);
+        std::printf("%s: ran %s, precision %d\n", k.what, asked.variant, static_cast<int>(asked.precision));
+        CHECK_MSG(asked.backend == OF_BACKEND_CUDA && asked.precision == OF_PRECISION_F32 &&
+                      std::strcmp(asked.variant, "cuda-global-f32") == 0,
+                  "%s reports backend %d, precision %d, variant %s", k.what, asked.backend,
+                  static_cast<int>(asked.precision), asked.variant);
+        CHECK_MSG(fa.size() == fb.size() && !fa.empty() && std::memcmp(fa.data(), fb.data(), fa.size() * sizeof(float)) == 0,
+                  "%s: the flow differs from the one asked for F32 GLOBAL", k.what);
+    }
 }
 
 } // namespace
@@ -262,6 +391,7 @@ int main(int argc, char** argv) {
         test_tvl1_channels();
         test_tensor(OF_ALGO_HS, 0.0f);
         test_tensor(OF_ALGO_CLG, 1.0f);
+        test_lk_steps();
     }
     if (wanted(argc, argv, "frames")) test_frames();
     if (wanted(argc, argv, "what_runs")) test_what_runs();

@@ -225,6 +225,11 @@ const Fixed kFixed[] = {
     {"k_init_choose", kPlane, 0},
     {"k_hs_planes_blur", kPlane, cuda::kMaxDynamicShared}, // tensor_blur_rows keeps the tile within it
     {"k_global_calc_u2", kPlane, 0},
+    // LK's census steps (lk_census_cuda.cu) at the built-in 32x8 block: under census LK runs them
+    // at GLOBAL's shape whatever its row's variant (a GLOBAL F32 row's block, checked with the rows
+    // below, else 32x8).
+    {"k_lk_census_rows", kPlane, 0},
+    {"k_lk_census_step", kPlane, 0},
 };
 // Iteration kernels: their blocks come from the tables. TV-L1's (tvl1_*_cuda.cu), HS/CLG's
 // (hs_jacobi_cuda.cu, hs_multi_cuda.cu, hs_sor_cuda.cu), then LK's Newton steps (lk_global_cuda.cu,
@@ -414,7 +419,14 @@ std::vector<Use> lk_row_uses(Resolve resolve, of_precision prec, const platform:
     *desc += buf;
     const int threads = most.bw * most.bh;
     switch (most.variant) {
-    case OF_VARIANT_GLOBAL: return {Use{"k_lk_global<" + T2 + ">", threads, 0, "", kLkRows, ""}};
+    case OF_VARIANT_GLOBAL: {
+        std::vector<Use> u = {Use{"k_lk_global<" + T2 + ">", threads, 0, "", kLkRows, ""}};
+        if (prec == OF_PRECISION_F32) { // robust census's steps at the row's block
+            u.push_back(Use{"k_lk_census_rows", threads, 0, "", kLkRows, ""});
+            u.push_back(Use{"k_lk_census_step", threads, 0, "", kLkRows, ""});
+        }
+        return u;
+    }
     case OF_VARIANT_FUSED:
         return {Use{"k_lk_fused_residual<" + T2 + ">", threads, most.shared_bytes, "", kLkRows, ""},
                 Use{"k_lk_fused_update", threads, most.shared_bytes, "", kLkRows, ""}};
