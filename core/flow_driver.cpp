@@ -4,6 +4,7 @@
 #include "core/algorithm.hpp"
 #include "core/confidence.hpp"
 #include "core/init_dis.hpp"
+#include "core/init_fuse_pixel.hpp"
 #include "core/flow_format.hpp"
 #include "core/level_trace.hpp"
 #include "core/ref/kernels_ref.hpp"
@@ -351,7 +352,7 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
                 k.upsample_flow(c2, u2, my, y0, y1);
             });
         }
-        if (c->init && l == std::min(init_level(f.levels), top)) init_fuse_cpu(f, l, u1, u2); // config.init
+        if (c->init && init_fuses(l, init_level(f.levels), top)) init_fuse_cpu(f, l, u1, u2); // config.init
         warm_enter_cpu(f, l, u1, u2); // a stream's warm start (core/stream.hpp), else nothing
         const uint64_t level_start = total_iterations;
         c->algo->solve_level_cpu(

@@ -4,13 +4,15 @@
 // Per pair, before the solve: a DIS context of its own (of_context::init, created by
 // context_create inside the parent's kBufInitArena, running on the parent's thread pool) runs
 // on the same two frames (preset MEDIUM, its own preprocessing, a pyramid down to sides of
-// kInitMinSide px) and writes its level-0 flow into kBufInitU1/U2. At the fused level of the
-// solve (init_level, or the coarsest level solved where that is finer) the coarse-to-fine flow
-// u is replaced by DIS's flow d, area-averaged to the level, at every pixel where d explains
-// the level's images better: where the sum over a (2 kInitFuseRadius + 1)^2 window of
-// cost(u) - cost(d) is positive, cost the 1 - ZNCC of the 3x3 patch of frame 0 at x and of
-// frame 1 read bilinearly at x + flow(x) (KernelTable init_* entries). The window sum keeps
-// the choice from flickering pixel by pixel; the level's own solve then smooths the seams.
+// kInitMinSide px) and writes its level-0 flow into kBufInitU1/U2. At every fused level of the
+// solve (init_fuses: each solved level from the coarsest down to init_level, or the coarsest
+// alone where that is finer) the coarse-to-fine flow u is replaced, before the level's solve, by
+// DIS's flow d, area-averaged to the level, at every pixel where d explains the level's images
+// better: where the sum over a (2 kInitFuseRadius + 1)^2 window of cost(u) - cost(d) is positive,
+// cost the 1 - ZNCC of the 3x3 patch of frame 0 at x and of frame 1 read bilinearly at x + flow(x),
+// and no evidence (0) at a pixel where either flow leaves the level (init_cost_diff; KernelTable
+// init_* entries). The window sum keeps the choice from flickering pixel by pixel; the level's own
+// solve then smooths the seams (docs/accuracy.md section 24 measured the levels and the rule).
 //
 // Invariants: the DIS pass allocates nothing (its arena is the parent's); it uses the parent's
 // pool, so a context's thread count is the config's; the fusion reads only the level's
@@ -35,7 +37,7 @@ struct Frame;
 const int kInitMinSide = 8;     // the DIS pass's smallest pyramid side (px)
 const int kInitFuseRadius = 3;  // the fusion's window: 7 x 7 pixels of the fused level
 
-/// The fused level of a pyramid of `levels` levels: 1, or 0 for a one-level pyramid.
+/// The finest fused level of a pyramid of `levels` levels: 1, or 0 for a one-level pyramid.
 inline int init_level(int levels) { return levels >= 2 ? 1 : 0; }
 
 /// The DIS pass's config for a parent config (checked, init OF_INIT_DIS) on the parent's resolved

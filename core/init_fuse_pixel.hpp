@@ -62,6 +62,32 @@ OF_INIT_HD inline float init_patch_cost(const Img0& i0, const Img1& i1, int w, i
     return 1.0f - sab / std::sqrt((saa + 1.0f) * (sbb + 1.0f));
 }
 
+/// Whether the correspondence (x + u, y + v) lies inside the w x h level.
+OF_INIT_HD inline bool init_inside(int w, int h, int x, int y, float u, float v) {
+    const float px = static_cast<float>(x) + u, py = static_cast<float>(y) + v;
+    return px >= 0.0f && px <= static_cast<float>(w - 1) && py >= 0.0f && py <= static_cast<float>(h - 1);
+}
+
+/// The fusion's per-pixel evidence, cost(a) - cost(b) (init_patch_cost), positive where flow b
+/// explains the pixel better; 0 (no evidence either way) where either correspondence leaves the
+/// level: a frame's edge read clamped is a smear, whose cost says nothing about the motion, and a
+/// wrong flow that points inside would otherwise beat a right one that points out (docs/accuracy.md
+/// section 24: the photograph set's large camera motions lost 40-60 px wide borders so).
+template <class Img0, class Img1>
+OF_INIT_HD inline float init_cost_diff(const Img0& i0, const Img1& i1, int w, int h, int x, int y, float ua, float va,
+                                       float ub, float vb) {
+    if (!init_inside(w, h, x, y, ua, va) || !init_inside(w, h, x, y, ub, vb)) return 0.0f;
+    return init_patch_cost(i0, i1, w, h, x, y, ua, va) - init_patch_cost(i0, i1, w, h, x, y, ub, vb);
+}
+
+/// Whether level l of a solve whose coarsest solved level is top is fused, fused = init_level():
+/// every solved level from the coarsest down to the fused one (the fused one alone when top is
+/// finer). Fusing the coarser levels too lets DIS repair a coarse flow before it is carried down
+/// (docs/accuracy.md section 24).
+OF_INIT_HD inline bool init_fuses(int l, int fused, int top) {
+    return l <= top && l >= (fused < top ? fused : top);
+}
+
 /// [lo, hi) of the source pixels destination pixel x covers, scale s = source / destination.
 OF_INIT_HD inline void init_cover(int x, double s, int n, int* lo, int* hi) {
     int a = static_cast<int>(x * s), b = static_cast<int>((x + 1) * s);

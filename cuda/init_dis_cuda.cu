@@ -21,6 +21,7 @@
 #include "cuda/cuda_state.cuh"
 
 #include "core/init_dis.hpp"
+#include "core/init_fuse_pixel.hpp"
 
 #include <cstdint>
 
@@ -81,7 +82,7 @@ void set_scales(InitFuseArgs* a) {
 of_status init_fuse_level(State& st, const SolveInfo& info, int l, int ucur, const int* top_dev, const ErrorSink& err) {
     if (st.cfg.init != OF_INIT_DIS) return OF_OK;
     const int fused = init_level(info.levels);
-    const bool here = top_dev ? l <= fused : l == (fused < info.top ? fused : info.top);
+    const bool here = top_dev ? true : init_fuses(l, fused, info.top); // top_dev: the kernels decide
     if (!here) return OF_OK;
     const DevLayout& lay = st.lay;
     const LevelDims& d = info.dims[l];

@@ -1,7 +1,8 @@
 // config.init OF_INIT_DIS's fusion on the device (core/init_dis.hpp has the method, core/kernels.hpp
-// KernelTable init_* the contracts, core/ref/init_fuse_ref.cpp the reference): at the fused level,
-// DIS's level-0 flow area-averaged to the level replaces the coarse-to-fine flow where the
-// (2 r + 1)^2 window sum of cost(u) - cost(d) is positive, cost = 1 - ZNCC of 3x3 patches.
+// KernelTable init_* the contracts, core/ref/init_fuse_ref.cpp the reference): at each fused level
+// (init_fuses), DIS's level-0 flow area-averaged to the level replaces the coarse-to-fine flow where the
+// (2 r + 1)^2 window sum of cost(u) - cost(d) is positive, cost = 1 - ZNCC of 3x3 patches (0 where
+// either correspondence leaves the level: init_cost_diff).
 //
 // Two kernels, one thread per pixel of the level (kPlaneBlockX x kPlaneBlockY), on the per-pixel
 // steps the reference shares (core/init_fuse_pixel.hpp):
@@ -16,8 +17,8 @@
 // pyramids (TV-L1 at F16 precision) the kernels widen each pixel read and compute in F32.
 //
 // The texture rule (core/robust.hpp) may decide the coarsest level on the device: with `top`
-// non-null both kernels return at once unless min(fuse_level, *top) == level, so a graph can hold
-// the launches of every candidate level and the device picks the one the CPU path would fuse at.
+// non-null both kernels return at once unless init_fuses(level, fuse_level, *top), so a graph can
+// hold the launches of every level and the device picks the ones the CPU path would fuse at.
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_layout.hpp"
 #include "cuda/plane_launch.cuh"
@@ -42,8 +43,7 @@ __device__ float2 area_flow(const InitFuseArgs& a, int x, int y) {
 // Whether this launch is the fused level's (always, when the host decided the level).
 __device__ __forceinline__ bool fusing(const InitFuseArgs& a) {
     if (!a.top) return true;
-    const int t = *a.top;
-    return (a.fuse_level < t ? a.fuse_level : t) == a.level;
+    return init_fuses(a.level, a.fuse_level, *a.top);
 }
 
 template <class P>
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kBX* kBY)
     const float2 d = area_flow(a, x, y);
     const auto p0 = [&](int xx, int yy) { return pix(i0.row(yy)[xx]); };
     const auto p1 = [&](int xx, int yy) { return pix(i1.row(yy)[xx]); };
-    a.diff.row(y)[x] = init_patch_cost(p0, p1, a.w, a.h, x, y, u.x, u.y) - init_patch_cost(p0, p1, a.w, a.h, x, y, d.x, d.y);
+    a.diff.row(y)[x] = init_cost_diff(p0, p1, a.w, a.h, x, y, u.x, u.y, d.x, d.y);
 }
 
 __global__ void __launch_bounds__(kBX* kBY) k_init_choose(InitFuseArgs a) {

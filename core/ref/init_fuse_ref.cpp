@@ -20,8 +20,7 @@ void init_cost_ref(Plane i0, Plane i1, Plane a1, Plane a2, Plane b1, Plane b2, P
     for (int y = y0; y < y1; ++y) {
         float* out = diff.row(y);
         for (int x = 0; x < i0.w; ++x)
-            out[x] = init_patch_cost(p0, p1, i0.w, i0.h, x, y, a1.row(y)[x], a2.row(y)[x]) -
-                     init_patch_cost(p0, p1, i0.w, i0.h, x, y, b1.row(y)[x], b2.row(y)[x]);
+            out[x] = init_cost_diff(p0, p1, i0.w, i0.h, x, y, a1.row(y)[x], a2.row(y)[x], b1.row(y)[x], b2.row(y)[x]);
     }
 }
 
