@@ -183,7 +183,8 @@ typedef enum of_robust {
                                    from one fine level normalised as LOCAL_NORM (robust_sigma frame pixels;
                                    level 0, or the level above the finest DIS solves): they keep the
                                    fine detail its patches match (docs/accuracy.md, "Dense Inverse Search") */
-    OF_ROBUST_PICK = 4,        /**< the default: the pair solved under each candidate and the flow kept
+    OF_ROBUST_PICK = 4,        /**< opt-in (the default until 2026-12; offline work only: the default's one
+                                   solve matches or beats it on every measured set): the pair solved under each candidate and the flow kept
                                    whose warp best matches the two frames normalised as LOCAL_NORM (mean
                                    |N0(x) - N1(x + u)|, NONE's divided by 1.05 for HS and CLG; a pixel whose
                                    x + u leaves the frame counts 10 grey levels; ties keep the earlier).
@@ -205,7 +206,8 @@ typedef enum of_robust {
                                    between the frames divides out, and texture at every finer scale
                                    keeps its contrast */
     /* Appended with the one-solve work (docs/accuracy.md). */
-    OF_ROBUST_CENSUS = 6,      /**< opt-in, TV-L1, HS, CLG and LK, on the CPU and CUDA paths (DIS:
+    OF_ROBUST_CENSUS = 6,      /**< the default of TV-L1, HS, CLG and LK (with config.init OF_INIT_DIS), on
+                                   the CPU and CUDA paths (DIS:
                                    OF_ERR_UNSUPPORTED; a CUDA frame is never split with the CPU): a data
                                    term robust by construction, one solve. Every pyramid level described
                                    by its soft census, 8 channels per pixel, d / sqrt(eta^2 + d^2) of the
@@ -229,20 +231,22 @@ typedef enum of_robust {
 /** config.init: where the coarse-to-fine solve takes its coarse flow from (docs/accuracy.md
  *  section 23). */
 typedef enum of_init {
-    OF_INIT_NONE = 0,          /**< coarse to fine alone (default) */
-    OF_INIT_DIS = 1,           /**< opt-in, TV-L1, HS, CLG and LK, on every backend (algorithm DIS:
+    OF_INIT_NONE = 0,          /**< coarse to fine alone (DIS's default: DIS is its own search) */
+    OF_INIT_DIS = 1,           /**< the default of TV-L1, HS, CLG and LK, on every backend (algorithm DIS:
                                    OF_ERR_UNSUPPORTED). Before the solve, Dense Inverse Search (preset MEDIUM,
                                    its own preprocessing, a pyramid down to sides of 8 px) runs on the same
                                    pair: on the CPU paths on the context's threads, inside the context's
                                    host arena; on the CUDA path on the device, in the context's device arena
                                    and on its stream (no wait, no allocation added; a frame with it is never
                                    split with the CPU by level). At
-                                   level 1 of the solve's pyramid (level 0 for a one-level pyramid, the
-                                   coarsest level solved where that is finer), DIS's flow, area-averaged
-                                   to the level, replaces the coarse-to-fine flow at the pixels where it
-                                   explains the level better: per pixel, the lower sum over a 7x7 window
-                                   of 1 - ZNCC of the 3x3 patch of frame 0 and frame 1 read at the
-                                   candidate flow. The finer levels then solve as usual. It repairs what
+                                   the start of every level of the solve's pyramid from the coarsest down
+                                   to level 1 (level 0 for a one-level pyramid; the coarsest level solved
+                                   where that is finer), DIS's flow, area-averaged to the level, replaces
+                                   the coarse-to-fine flow at the pixels where it explains the level
+                                   better: per pixel, the lower sum over a 7x7 window of 1 - ZNCC of the
+                                   3x3 patch of frame 0 and frame 1 read at the candidate flow (a pixel
+                                   where either flow leaves the level counts as a tie). Level 0 then
+                                   solves as usual. It repairs what
                                    the coarse levels lose (fine texture that blurs flat, large motion);
                                    it costs one DIS pass per pair and DIS's own arena: on the CPU paths its
                                    host arena plus five frame-sized planes, on CUDA its device arena plus
@@ -392,7 +396,7 @@ typedef struct of_config {
                                      The table is kept in the context's host arena (of_query_memory counts
                                      it); the path is not retained */
     /* Appended with the exposure work (docs/accuracy.md). */
-    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_PICK (DIS: OF_ROBUST_LEVEL_NORM
+    of_robust robust;           /**< illumination-robust preprocessing; default OF_ROBUST_CENSUS (DIS: OF_ROBUST_LEVEL_NORM
                                      with its fine levels from the frame's normalisation, one solve a pair:
                                      docs/accuracy.md, "Dense Inverse Search") */
     float robust_sigma;         /**< its window (Gaussian sigma, px at full size); default 3; [0.5, 10] */
@@ -429,7 +433,7 @@ typedef struct of_config {
     /* Appended with Dense Inverse Search. */
     of_dis_params dis;          /**< DIS parameters (of_dis_preset sets them; of_config_init: MEDIUM) */
     /* Appended with the DIS-initialised solve. */
-    of_init init;               /**< the coarse flow's source (of_init); default OF_INIT_NONE */
+    of_init init;               /**< the coarse flow's source (of_init); default OF_INIT_DIS (DIS: OF_INIT_NONE) */
 } of_config;
 
 /** Memory a configuration needs (of_query_memory). */

@@ -98,6 +98,7 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     c->cuda = nullptr;
     c->pool = borrow_pool ? borrow_pool : &c->own_pool;
     c->init = nullptr;
+    c->init_pass = borrow_pool != nullptr; // only config.init's DIS pass borrows its parent's pool
     c->algo = find_algorithm(cfg->algorithm); // registered: check_config passed
     c->table = sel.table;
     for (int i = 0; i < kHostBufCount; ++i) {

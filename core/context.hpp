@@ -37,6 +37,7 @@ struct of_context {
     oflow::ThreadPool* pool;        // the pool its frames run on: &own_pool, or the parent's for the DIS
                                     // pass of config.init OF_INIT_DIS (core/init_dis.hpp)
     of_context* init;               // config.init OF_INIT_DIS: the DIS pass's context (in kBufInitArena), or null
+    bool init_pass;                 // this context is config.init's DIS pass (its levels are not traced)
     oflow::Gaussian1D presmooth;    // applied to both frames at level 0
     oflow::Gaussian1D level_blur;   // anti-alias before each downscale
     oflow::Gaussian1D robust_blur;  // window of the local normalisation (config.robust_sigma)

@@ -360,9 +360,10 @@ void solve_levels(const Frame& f, int top, int lo, uint64_t* total) {
         const float margin = level_margin(l, d.w, d.h);
         const int clamped = bound_flow(c, u1, u2, margin);
         warm_keep_cpu(f, l, u1, u2);
-        level_trace::emit(level_trace::Level{l, f.levels, u1, u2,
-                                             static_cast<unsigned long long>(total_iterations - level_start),
-                                             margin, clamped});
+        if (!c->init_pass) // the trace shows the solve's levels, not its DIS pass's (config.init)
+            level_trace::emit(level_trace::Level{l, f.levels, u1, u2,
+                                                 static_cast<unsigned long long>(total_iterations - level_start),
+                                                 margin, clamped});
         if (l > lo) {
             copy_plane(c, u1, f.work(kBufPrevU1, l));
             copy_plane(c, u2, f.work(kBufPrevU2, l));

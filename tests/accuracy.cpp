@@ -27,24 +27,26 @@ struct Bound {
     double epe_int; // bound on the mean EPE without the 4-px border
 };
 
-// Calibrated on the reference path with the library's defaults (illumination-robust
-// preprocessing, 5x5 median between warps, texture-bounded levels; x86-64, gcc 12):
-//   case           EPE all  EPE int   bounds all / int   (before them: all / int)
-//   translation     0.0181   0.0117   0.024 / 0.016     (0.0176 / 0.0130)
-//   rotation-zoom   0.0923   0.0498   0.12  / 0.065     (0.0668 / 0.0300: the normalisation costs
-//                                                      the zoom some accuracy; docs/accuracy.md)
-//   smooth-field    0.0615   0.0498   0.080 / 0.065     (0.0543 / 0.0457)
-//   occlusion       0.1160   0.1261   0.15  / 0.164     (0.0920 / 0.1014)
-//   noise-gain      0.0260   0.0216   0.034 / 0.029     (0.4449 / 0.4337: the 5 % gain no longer
-//                                                      misleads the data term)
-//   fine-texture    0.0645   0.0555   0.084 / 0.073
-//   camera-motion   0.0299   0.0163   0.039 / 0.022
+// Calibrated on the reference path with the library's defaults (x86-64, gcc 12). Since 2026-12-07
+// the defaults are census + init dis (one solve; docs/accuracy.md section 24); the bounds were
+// set under robust pick (the "pick" column) and are kept where the new default is within them;
+// noise-gain's is the new measurement + 30 %: census gives 0.043 px where pick kept local-norm's
+// 0.026 (the 5 % gain with noise of sigma 1 on a fine texture: census's noise tolerance costs a
+// few hundredths of a pixel, within the matrix's rule of 1.15 x + 0.05 px).
+//   case           EPE all  EPE int   bounds all / int   (pick: all / int)
+//   translation     0.0196   0.0092   0.024 / 0.016     (0.0181 / 0.0117)
+//   rotation-zoom   0.0710   0.0336   0.12  / 0.065     (0.0923 / 0.0498)
+//   smooth-field    0.0291   0.0201   0.080 / 0.065     (0.0615 / 0.0498)
+//   occlusion       0.1018   0.1083   0.15  / 0.164     (0.1160 / 0.1261)
+//   noise-gain      0.0431   0.0316   0.056 / 0.041     (0.0260 / 0.0216; robust none 0.4449 / 0.4337)
+//   fine-texture    0.0595   0.0516   0.084 / 0.073     (0.0645 / 0.0555)
+//   camera-motion   0.0264   0.0117   0.039 / 0.022     (0.0299 / 0.0163)
 const Bound kBounds[] = {
     {Case::Translation, 0.024, 0.016},
     {Case::RotationZoom, 0.12, 0.065},
     {Case::SmoothField, 0.080, 0.065},
     {Case::Occlusion, 0.15, 0.164},
-    {Case::NoiseGain, 0.034, 0.029},
+    {Case::NoiseGain, 0.056, 0.041},
     {Case::FineTexture, 0.084, 0.073},
     {Case::CameraMotion, 0.039, 0.022},
 };
@@ -314,6 +316,7 @@ void test_demo_corner() {
         c.threads = 2;
         if (!after) {
             c.robust = OF_ROBUST_NONE;
+            c.init = OF_INIT_NONE; // the plain coarse-to-fine solve (the default's DIS pass repairs it too)
             c.median_size = 0;
             c.min_texture = 0.0f;
         }

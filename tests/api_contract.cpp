@@ -111,6 +111,11 @@ void test_config_init() {
         CHECK(h.algorithm == a);
         const bool built = a != OF_ALGO_LK || lk_gpu || expected_backend(OF_BACKEND_AUTO) != OF_BACKEND_CUDA;
         CHECK(h.lk.window == 11 && h.lk.min_eigen == 1.0f); // every algorithm's config holds LK's defaults
+        // One solve a pair (docs/accuracy.md sections 23-24): census + the DIS pass; DIS itself level-norm.
+        if (a == OF_ALGO_DIS)
+            CHECK(h.robust == OF_ROBUST_LEVEL_NORM && h.init == OF_INIT_NONE);
+        else
+            CHECK(h.robust == OF_ROBUST_CENSUS && h.init == OF_INIT_DIS);
         if (a != OF_ALGO_LK) {
             CHECK(h.hs.alpha == 15.0f);
             CHECK(h.hs.rho == (a == OF_ALGO_HS ? 0.0f : 2.0f));
@@ -118,7 +123,7 @@ void test_config_init() {
             CHECK(h.hs.omega == 1.4f);
         } else { // docs/accuracy.md "Lucas-Kanade": the measurement behind them
             CHECK(h.warps == 1 && h.iterations == 10 && h.epsilon == 0.01f && h.median_size == 0);
-            CHECK(h.robust == OF_ROBUST_PICK && h.presmooth_sigma == 0.8f);
+            CHECK(h.presmooth_sigma == 0.8f);
         }
         h.max_width = 64;
         h.max_height = 48;

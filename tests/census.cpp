@@ -308,6 +308,7 @@ double solve_epe(of_algorithm algo, oflow::synth::Motion motion, oflow::synth::P
     c.threads = 2;
     c.backend = backend;
     c.robust = r;
+    c.init = OF_INIT_NONE; // the data terms alone (tests/init_dis.cpp has the default's DIS pass)
     of_context* ctx = nullptr;
     *ran = of_create(&c, &ctx) == OF_OK;
     if (!*ran) return -1.0;

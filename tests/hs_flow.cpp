@@ -101,7 +101,11 @@ const Row kRows[] = {
 const int kRowCount = sizeof kRows / sizeof kRows[0];
 
 // Bounds on the mean EPE per row, per configuration (HS Jacobi, HS SOR, CLG Jacobi, CLG SOR):
-// the measured value plus 30 % (x86-64, gcc 11, reference path, 2026-11-23):
+// the measured value plus 30 % (x86-64, gcc 11, reference path, 2026-11-23, the defaults of then),
+// kept under today's defaults (census + init dis, one solve) where they hold; fine-texture's
+// bounds are today's measurement + 30 % (HS jacobi / sor 0.0727 / 0.0745, CLG 0.0581 / 0.0584:
+// census's tolerance costs the fine texture's sub-pixel accuracy 0.015-0.03 px; every other row
+// is better or within its bound, e.g. translation 0.0199 / 0.0235 / 0.0186 / 0.0206):
 //   case           HS jac  HS sor  CLG jac CLG sor  (TV-L1 at the same schedule)
 //   translation    0.0534  0.0500  0.0464  0.0476   0.0171
 //   rotation-zoom  0.1043  0.0915  0.0839  0.0777   0.1182
@@ -113,10 +117,10 @@ const int kRowCount = sizeof kRows / sizeof kRows[0];
 //   gain1.3+20     0.0650  0.0629  0.0494  0.0501   0.1025
 //   gain0.7-15     0.0747  0.0766  0.0518  0.0545   0.0983
 const double kBound[4][kRowCount] = {
-    {0.070, 0.136, 0.069, 0.305, 0.076, 0.069, 0.073, 0.085, 0.098},
-    {0.065, 0.119, 0.063, 0.310, 0.082, 0.061, 0.066, 0.082, 0.100},
-    {0.061, 0.110, 0.055, 0.299, 0.065, 0.058, 0.064, 0.065, 0.068},
-    {0.062, 0.102, 0.055, 0.300, 0.072, 0.054, 0.064, 0.066, 0.071},
+    {0.070, 0.136, 0.069, 0.305, 0.076, 0.095, 0.073, 0.085, 0.098},
+    {0.065, 0.119, 0.063, 0.310, 0.082, 0.097, 0.066, 0.082, 0.100},
+    {0.061, 0.110, 0.055, 0.299, 0.065, 0.076, 0.064, 0.065, 0.068},
+    {0.062, 0.102, 0.055, 0.300, 0.072, 0.076, 0.064, 0.066, 0.071},
 };
 
 void test_epe_table() {

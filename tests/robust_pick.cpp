@@ -44,6 +44,7 @@ of_config pick_config(of_algorithm a, of_robust r) {
     c.format = OF_PIXEL_F32;
     c.threads = 2;
     c.robust = r;
+    c.init = OF_INIT_NONE; // pick and its candidates as they are, without the default's DIS pass
     c.min_texture = oflow::pick_min_texture(r, c.min_texture); // a candidate alone as pick solves it
     c.median_size = oflow::pick_median(a, r, c.median_size);
     c.backend = backend;

@@ -154,6 +154,7 @@ double solve_epe(of_robust r, of_algorithm a = OF_ALGO_TVL1) {
     c.threads = 2;
     c.backend = OF_BACKEND_REFERENCE; // OFLOW_FORCE_BACKEND picks the CPU path
     c.robust = r;
+    c.init = OF_INIT_NONE; // the representations alone: the default's DIS pass repairs range-match's case
     c.median_size = 3;
     of_context* ctx = oftest::create_or_report(c, "shade_norm");
     CHECK(ctx != nullptr);

@@ -345,13 +345,16 @@ inline of_backend expected_backend(of_backend asked) {
     return OF_BACKEND_AUTO;
 }
 
-/// A config of one solve a pair: robust LOCAL_NORM pinned. The default, OF_ROBUST_PICK, solves a
-/// pair three times (TV-L1 four), never splits a frame between CPU and GPU, takes no warm start and may keep
-/// a different candidate on two paths where the judge nearly ties; a test of iteration counts,
-/// frame splits, waits, warm start or path parity pins one solve with this. Pick's own tests are
-/// robust_pick, robust_matrix (and tests/gpu: gpu_robust_pick, gpu_matrix_*).
+/// A config of one plain solve a pair: robust LOCAL_NORM and no DIS pass (init NONE) pinned. The
+/// default (census + init dis) adds a DIS pass per pair, whose iterations, levels and memory are its
+/// own, and never splits a frame between CPU and GPU; robust pick (opt-in) solves a pair three times
+/// (TV-L1 four), takes no warm start and may keep a different candidate on two paths where the judge
+/// nearly ties. A test of iteration counts, frame splits, waits, warm start or path parity pins one
+/// plain solve with this. The default's own tests are census, init_dis, robust_matrix and photo_set
+/// (and tests/gpu: gpu_census, gpu_init_dis, gpu_matrix_*); pick's are robust_pick.
 inline of_config one_solve(of_config c) {
     c.robust = OF_ROBUST_LOCAL_NORM;
+    c.init = OF_INIT_NONE;
     return c;
 }
 

@@ -263,6 +263,18 @@ struct Use {
     std::string refused; // kernel empty: why the library refuses the row
 };
 
+// The config a <launch> row is resolved with: the algorithm's defaults under a non-census robust
+// mode without the DIS pass. The default (census + init dis) runs every iteration kernel as GLOBAL
+// F32 whatever a row asks, which would leave the rows' own kernels (F16, FUSED, MULTI_ITER) checked
+// against no board; census's kernels are added to the rows that launch them explicitly below.
+of_config row_config(of_algorithm algo) {
+    of_config cfg;
+    of_config_init(&cfg, algo);
+    cfg.robust = OF_ROBUST_LEVEL_NORM;
+    cfg.init = OF_INIT_NONE;
+    return cfg;
+}
+
 const char* pair_type(of_precision p) { return p == OF_PRECISION_F16 ? "__half2" : "float2"; }
 
 // The iteration kernels one tvl1 <launch> row selects. *desc: the row as resolved, "f32 global
@@ -271,8 +283,7 @@ std::vector<Use> row_uses(of_precision prec, const platform::LaunchRow& l, std::
     std::vector<Use> u;
     of_variant v;
     if (!platform::to_of_variant(l.variant, &v)) return u;
-    of_config cfg;
-    of_config_init(&cfg, OF_ALGO_TVL1);
+    of_config cfg = row_config(OF_ALGO_TVL1);
     cfg.variant = v;
     cfg.precision = prec;
     cuda::LaunchDefaults d = {true, v, l.block_w, l.block_h, l.rows, l.depth, l.bound};
@@ -350,8 +361,7 @@ std::vector<Use> hs_row_uses(Resolve resolve, of_algorithm algo, of_precision pr
                              const platform::LaunchRow& l, std::string* desc) {
     of_variant v;
     if (!platform::to_of_variant(l.variant, &v)) return {};
-    of_config cfg;
-    of_config_init(&cfg, algo);
+    of_config cfg = row_config(algo);
     cfg.variant = solver == OF_SOLVER_RED_BLACK_SOR && v == OF_VARIANT_MULTI_ITER ? OF_VARIANT_AUTO : v;
     cfg.precision = prec;
     cfg.hs.solver = solver;
@@ -394,8 +404,7 @@ std::vector<Use> lk_row_uses(Resolve resolve, of_precision prec, const platform:
     cuda::Tuning t{}, most{};
     int rows_lo = 0, rows_hi = 0, worst = 0;
     for (int w = 3; w <= kLkMaxWindow; w += 2) {
-        of_config cfg;
-        of_config_init(&cfg, OF_ALGO_LK);
+        of_config cfg = row_config(OF_ALGO_LK);
         cfg.variant = v;
         cfg.precision = prec;
         cfg.lk.window = static_cast<uint32_t>(w);
