@@ -130,10 +130,10 @@ bool make_config(const Options& o, int width, int height, of_pixel_format format
     if (o.min_texture) cfg.min_texture = *o.min_texture;
     if (o.growth) cfg.iteration_growth = *o.growth;
     if (o.warm_start) cfg.warm_start = *o.warm_start ? 1u : 0u;
-    // Robust pick (the default) solves each pair three ways and does not apply a warm start: say so
+    // Robust pick solves each pair three ways and does not apply a warm start: say so
     // instead of reporting "warm start off" with no reason.
     if (cfg.warm_start && cfg.robust == OF_ROBUST_PICK)
-        std::fprintf(stderr, "oflow-cli: note: --warm-start on is not applied under robust pick (the default); "
+        std::fprintf(stderr, "oflow-cli: note: --warm-start on is not applied under robust pick; "
                              "pass --robust none, local-norm or level-norm to use it\n");
     if (o.solver) cfg.hs.solver = *o.solver == "sor" ? OF_SOLVER_RED_BLACK_SOR : OF_SOLVER_JACOBI;
     if (o.omega) cfg.hs.omega = *o.omega;

@@ -201,7 +201,10 @@ of_config config(of_algorithm a, of_precision p, of_backend b, uint32_t w = 160,
     c.platform = "reftest";
     c.precision = p;
     c.backend = b;
-    c.robust = OF_ROBUST_LOCAL_NORM; // one solve per frame
+    // One solve per frame, no DIS pass: the model below (robust_passes) and the split of a CUDA
+    // frame (never with census or init dis: core/select.cpp).
+    c.robust = OF_ROBUST_LOCAL_NORM;
+    c.init = OF_INIT_NONE;
     return c;
 }
 

@@ -39,7 +39,10 @@ of_config config(uint32_t w, uint32_t h, const char* platform, of_precision p = 
     c.max_height = h;
     c.platform = platform;
     c.precision = p;
-    c.robust = OF_ROBUST_LOCAL_NORM; // one solve: the table's split (robust pick never splits: check_boundary)
+    // One solve and no DIS pass: the table's split (robust pick, census and init dis never split:
+    // check_boundary).
+    c.robust = OF_ROBUST_LOCAL_NORM;
+    c.init = OF_INIT_NONE;
     return c;
 }
 
@@ -149,14 +152,26 @@ void check_boundary(const BoardTable& b, of_precision p, std::uint64_t area, of_
     // the split is a suffix: once a level runs on the CPU, every coarser one does
     for (uint32_t l = 1; l < in.levels; ++l)
         if (in.level_backend[l - 1] != OF_BACKEND_CUDA) CHECK(in.level_backend[l] != OF_BACKEND_CUDA);
-    // Robust pick (the default) runs its three solves on one backend: every level where level 0 runs.
+    // Robust pick runs its three solves on one backend, and the default (robust census, init dis)
+    // its one solve and DIS pass: every level where level 0 runs.
     of_config pc = config(w, h, b.name, p);
     pc.robust = OF_ROBUST_PICK;
-    of_info pi;
-    CHECK(explain(pc, &pi) == OF_OK);
-    for (uint32_t l = 0; l < pi.levels; ++l)
-        CHECK_MSG(pi.level_backend[l] == pi.backend, "%s %s %ux%u pick: level %u runs %d, the frame %d", b.name,
-                  precision_name(p), w, h, l, static_cast<int>(pi.level_backend[l]), static_cast<int>(pi.backend));
+    of_config dc;
+    of_config_init(&dc, OF_ALGO_TVL1);
+    dc.max_width = w;
+    dc.max_height = h;
+    dc.platform = b.name;
+    dc.precision = p;
+    for (const of_config* one : {&pc, &dc}) {
+        const char* what = one == &pc ? "pick" : "default";
+        of_info pi;
+        CHECK_MSG(explain(*one, &pi) == OF_OK, "%s %s %ux%u %s: %s", b.name, precision_name(p), w, h, what,
+                  of_last_error(nullptr));
+        for (uint32_t l = 0; l < pi.levels; ++l)
+            CHECK_MSG(pi.level_backend[l] == pi.backend, "%s %s %ux%u %s: level %u runs %d, the frame %d", b.name,
+                      precision_name(p), w, h, what, l, static_cast<int>(pi.level_backend[l]),
+                      static_cast<int>(pi.backend));
+    }
     // Level 0's wish runs the frame (the board's GPU assumed: the platform is named).
     const bool gpu0 = area0 >= row->crossover_area;
     CHECK_MSG(in.backend == (gpu0 ? OF_BACKEND_CUDA : cpu), "%s %s %ux%u: backend %d", b.name, precision_name(p), w, h,

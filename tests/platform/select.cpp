@@ -479,6 +479,10 @@ void test_split_plan() {
     c.levels = 0;
     c.scale_factor = 0.5f;
     c.threads = 2;
+    // A mode whose frames AUTO splits (core/select.cpp): not census (nor pick), and no DIS pass; its
+    // pyramid goes down to sides of 16 px (census: 8), 7 levels at 1080p.
+    c.robust = OF_ROBUST_LEVEL_NORM;
+    c.init = OF_INIT_NONE;
     const auto bytes = [](const LevelDims& d) {
         return static_cast<std::size_t>(d.pitch) * static_cast<std::size_t>(d.h) * sizeof(float);
     };
