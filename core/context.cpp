@@ -168,6 +168,7 @@ of_status context_create(const of_config* cfg, const ErrorSink& err, of_context*
     if (c->cfg.init == OF_INIT_DIS) { // the DIS pass (core/init_dis.hpp), in our arena, on our pool
         of_config pc = c->cfg;
         pc.platform = cfg->platform; // as select_and_plan planned it (c->cfg keeps no pointer)
+        pc.tuning_path = cfg->tuning_path;
         of_config d = init_dis_config(pc, plan.backend);
         d.host_arena = c->buf[kBufInitArena];
         d.host_arena_size = plan.host[kBufInitArena].bytes;

@@ -19,6 +19,7 @@ of_config init_dis_config(const of_config& parent, of_backend backend) {
     if (backend == OF_BACKEND_CUDA) { // cuda/init_dis_cuda.cu: the parent's storage and board table
         d.precision = parent.precision;
         d.platform = parent.platform;
+        d.tuning_path = parent.tuning_path; // a board known only from the parent's table file
     }
     return d;
 }

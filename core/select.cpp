@@ -488,7 +488,8 @@ of_status select_and_plan(const of_config& cfg, std::size_t context_bytes, const
     if (cfg.init == OF_INIT_DIS && o.memory_planned) {
         const of_config d = init_dis_config(o.cfg, backend);
         Selection ds;
-        s = select_and_plan(d, context_bytes, nullptr, why, err, &ds);
+        // On CUDA it runs on the parent's board (init_dis_config): the parent's loaded table too.
+        s = select_and_plan(d, context_bytes, backend == OF_BACKEND_CUDA ? loaded : nullptr, why, err, &ds);
         if (s != OF_OK) return s;
         in.init_host_bytes = ds.plan.host_bytes;
         if (backend == OF_BACKEND_CUDA) {

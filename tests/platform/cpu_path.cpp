@@ -357,6 +357,22 @@ void test_selection_no_neon() {
 
 } // namespace
 
+// The default's DIS pass (config.init OF_INIT_DIS) is planned on the parent's board on CUDA: a board
+// known only from the loaded table plans the pass too (its own select_and_plan once lost the loaded
+// table and failed with "unknown platform").
+void test_default_on_loaded_board() {
+    of_config c;
+    of_config_init(&c, OF_ALGO_TVL1);
+    c.max_width = 160;
+    c.max_height = 120;
+    c.platform = "reftest";
+    c.backend = OF_BACKEND_CUDA;
+    const Run& r = plan(c, SelectFor::kExplain);
+    CHECK_MSG(r.status == OF_OK, "the default (census + init dis) on the loaded board, CUDA explained: %s", g_err);
+    CHECK_MSG(r.status != OF_OK || !r.sel.memory_planned || r.sel.init_device_bytes > 0,
+              "the DIS pass's device bytes are planned (%zu)", r.sel.init_device_bytes);
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         std::fprintf(stderr, "usage: platform_cpu_path REFTEST_DUMP.txt\n");
@@ -367,6 +383,7 @@ int main(int argc, char** argv) {
     test_round_trip(argv[1]);
     if (!reftest()) return oftest::finish("platform_cpu_path");
     test_cpu_cost();
+    test_default_on_loaded_board();
     // Whether NEON runs here: a NEON build on a CPU with Advanced SIMD (every aarch64 and x86-64 one).
     const Run& probe = plan(config(OF_ALGO_TVL1, OF_PRECISION_F32, OF_BACKEND_NEON));
     g_neon = probe.status == OF_OK;
