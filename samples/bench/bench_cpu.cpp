@@ -106,10 +106,10 @@
 // CLG with each solver, and LK (its defaults: window 11, up to 10 Newton steps per level,
 // epsilon 0.01, no median; the iterations are its steps summed over the levels).
 //
-// --robust-cost adds TV-L1, HS and CLG (Jacobi) under robust none, census, census with config.init
-// OF_INIT_DIS (the DIS pass included) and pick (the default) at fixed work (epsilon 0), at
-// --threads, median of 3: each mode's time over none's, the default's cost ratio (the one-solve
-// target is <= 1.5x).
+// --robust-cost adds TV-L1, HS, CLG (Jacobi) and LK under robust none, census, census with config.init
+// OF_INIT_DIS (the default, the DIS pass included) and pick (the former default), and DIS under none
+// and level-norm (its default), at fixed work (epsilon 0), at --threads, median of 3: each mode's
+// time over none's, the default's cost ratio (the one-solve target is <= 1.5x).
 // --json FILE writes every row (scripts/compare_opencv.py --sor-anchor reads the SOR row);
 // --no-frames skips the whole frames.
 // --smoke: 64x48, few repeats: checks that the tool runs and prints every row
@@ -640,37 +640,46 @@ int frame_rows(const CpuOpts& o, int threads, std::vector<FrameRow>* rows, of_co
     return 0;
 }
 
-// --robust-cost: TV-L1, HS and CLG (Jacobi) under robust none, census and the default (pick) at
-// fixed work (epsilon 0: every level runs all its iterations), at --threads, on the whole-frame
-// pair; each mode's time over none's is the default's cost ratio that docs/accuracy.md quotes.
+// --robust-cost: every algorithm under robust none and its other modes at fixed work (epsilon 0:
+// every level runs all its iterations; DIS: its fixed steps), at --threads, on the whole-frame pair;
+// each mode's time over none's; the row marked default is of_config_init's, whose ratio
+// docs/accuracy.md quotes.
 struct CostRow {
     std::string algo, mode, path;
     double ms, ratio;
     unsigned long long it;
+    bool is_default; // of_config_init's robust mode and init for the algorithm
 };
-const size_t kCostRows = 12;
+const size_t kCostRows = 18; // 4 algorithms x 4 modes, DIS x 2
 
 int robust_cost_rows(const CpuOpts& o, int threads, std::vector<CostRow>* rows) {
     const size_t n = static_cast<size_t>(o.w) * static_cast<size_t>(o.h);
     std::vector<float> f0(n), f1(n), gu(n), gv(n);
     oflow::synth::generate(oflow::synth::Case::SmoothField, o.w, o.h, 1, f0.data(), f1.data(), gu.data(), gv.data(), o.w);
-    const struct {
-        of_algorithm a;
-        const char* name;
-    } algos[] = {{OF_ALGO_TVL1, "TV-L1"}, {OF_ALGO_HS, "HS"}, {OF_ALGO_CLG, "CLG"}};
-    const struct {
+    struct Mode {
         of_robust r;
         of_init init;
         const char* name;
-    } modes[] = {{OF_ROBUST_NONE, OF_INIT_NONE, "none"},
-                 {OF_ROBUST_CENSUS, OF_INIT_NONE, "census"},
-                 {OF_ROBUST_CENSUS, OF_INIT_DIS, "census+dis"},
-                 {OF_ROBUST_PICK, OF_INIT_NONE, "pick"}};
+    };
+    static const Mode solvers[] = {{OF_ROBUST_NONE, OF_INIT_NONE, "none"},
+                                   {OF_ROBUST_CENSUS, OF_INIT_NONE, "census"},
+                                   {OF_ROBUST_CENSUS, OF_INIT_DIS, "census+dis"},
+                                   {OF_ROBUST_PICK, OF_INIT_NONE, "pick"}};
+    static const Mode dis[] = {{OF_ROBUST_NONE, OF_INIT_NONE, "none"}, {OF_ROBUST_LEVEL_NORM, OF_INIT_NONE, "level-norm"}};
+    const struct {
+        of_algorithm a;
+        const char* name;
+        const Mode* modes;
+        size_t n;
+    } algos[] = {{OF_ALGO_TVL1, "TV-L1", solvers, 4}, {OF_ALGO_HS, "HS", solvers, 4}, {OF_ALGO_CLG, "CLG", solvers, 4},
+                 {OF_ALGO_LK, "LK", solvers, 4},      {OF_ALGO_DIS, "DIS", dis, 2}};
     for (const auto& a : algos) {
         double none_ms = 0.0;
-        for (const auto& m : modes) {
+        for (size_t mi = 0; mi < a.n; ++mi) {
+            const Mode& m = a.modes[mi];
             of_config c;
             of_config_init(&c, a.a);
+            const bool is_default = c.robust == m.r && c.init == m.init;
             c.max_width = static_cast<uint32_t>(o.w);
             c.max_height = static_cast<uint32_t>(o.h);
             c.format = OF_PIXEL_F32;
@@ -679,7 +688,7 @@ int robust_cost_rows(const CpuOpts& o, int threads, std::vector<CostRow>* rows) 
             c.init = m.init;
             if (o.reference) c.backend = OF_BACKEND_REFERENCE;
             c.threads = static_cast<uint32_t>(threads);
-            CostRow r{a.name, m.name, "", 0.0, 0.0, 0};
+            CostRow r{a.name, m.name, "", 0.0, 0.0, 0, is_default};
             const std::string what = std::string(a.name) + " " + m.name;
             if (!time_frame(c, o, f0.data(), f1.data(), what.c_str(), &r.ms, &r.it, &r.path)) return 1;
             if (m.r == OF_ROBUST_NONE) none_ms = r.ms;
@@ -822,12 +831,12 @@ int run_cpu_bench(int argc, char** argv) {
     if (o.robust_cost) {
         if (robust_cost_rows(o, threads, &cost) != 0) return 1;
         std::printf("\nrobust modes at fixed work (epsilon 0, every iteration run): %dx%d smooth-field, %d threads, "
-                    "ms per frame, median of %d; ratio = the mode's time over robust none's\n",
+                    "ms per frame, median of %d; ratio = the mode's time over robust none's; * = the default\n",
                     o.w, o.h, threads, o.smoke ? 1 : 3);
-        std::printf("%-7s %-10s %-10s %11s %8s %12s\n", "algo", "robust", "path", "ms", "ratio", "iterations");
+        std::printf("%-7s %-12s %-10s %11s %8s %12s\n", "algo", "robust", "path", "ms", "ratio", "iterations");
         for (const CostRow& r : cost)
-            std::printf("%-7s %-10s %-10s %11.2f %7.2fx %12llu\n", r.algo.c_str(), r.mode.c_str(), r.path.c_str(), r.ms,
-                        r.ratio, r.it);
+            std::printf("%-7s %-12s %-10s %11.2f %7.2fx %12llu\n", r.algo.c_str(),
+                        (r.mode + (r.is_default ? " *" : "")).c_str(), r.path.c_str(), r.ms, r.ratio, r.it);
     }
 
     // Every row measured: a time that is not positive and finite is a failure of the tool.
@@ -899,9 +908,9 @@ int run_cpu_bench(int argc, char** argv) {
         std::fprintf(j, "]},\"robust_cost\":[");
         for (size_t i = 0; i < cost.size(); ++i)
             std::fprintf(j, "%s{\"algorithm\":\"%s\",\"robust\":\"%s\",\"path\":\"%s\",\"ms\":%.4f,\"ratio\":%.4f,"
-                            "\"iterations\":%llu}",
+                            "\"iterations\":%llu,\"default\":%s}",
                          i ? "," : "", cost[i].algo.c_str(), cost[i].mode.c_str(), cost[i].path.c_str(), cost[i].ms,
-                         cost[i].ratio, cost[i].it);
+                         cost[i].ratio, cost[i].it, cost[i].is_default ? "true" : "false");
         std::fprintf(j, "]}\n");
         std::fclose(j);
     }

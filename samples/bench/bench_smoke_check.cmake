@@ -1,5 +1,5 @@
 # CTest bench_cpu_smoke: runs `oflow-bench --cpu --smoke --robust-cost --json FILE` and fails
-# unless every kernel row of every path it timed, every whole-frame row and the 12 robust-cost
+# unless every kernel row of every path it timed, every whole-frame row and the 18 robust-cost
 # rows are there, printed and with a positive time (the rows' names: kRowNames in bench_cpu.cpp).
 #   cmake -DBENCH=<oflow-bench> -DJSON=<out.json> [-DEMULATOR=prog|arg|...] -P bench_smoke_check.cmake
 # EMULATOR: what runs the tool in cross builds (qemu-aarch64|-L|<root>), '|'-separated.
@@ -94,10 +94,11 @@ else()
   endforeach()
 endif()
 
-# --robust-cost: TV-L1, HS and CLG under none, census, census+dis and pick, each timed, none's ratio 1.
+# --robust-cost: TV-L1, HS, CLG and LK under none, census, census+dis and pick, DIS under none and
+# level-norm, each timed, none's ratio 1.
 string(JSON nc LENGTH "${js}" robust_cost)
-if(NOT nc EQUAL 12)
-  string(APPEND bad "  ${nc} robust cost rows, want 12\n")
+if(NOT nc EQUAL 18)
+  string(APPEND bad "  ${nc} robust cost rows, want 18\n")
 else()
   math(EXPR clast "${nc} - 1")
   foreach(i RANGE ${clast})
