@@ -425,7 +425,11 @@ typedef struct of_config {
                                      from inheriting a wrong flow. The coarser levels run as usual. Costs one
                                      flow plane of the warm level (of_info.stream_host_bytes /
                                      stream_device_bytes). Default 0 (off: docs/performance.md has the
-                                     measurements behind the default); 0 or 1 */
+                                     measurements behind the default); 0 or 1. With config.init OF_INIT_DIS
+                                     (the default) the check compares with the level's start after the DIS
+                                     pass's fusion, which explained every pair better on the suite's
+                                     camera-path and moving-object streams (tests/stream.cpp: taken on 0 of 8
+                                     pairs each); of_info.last_warm says */
     /* Appended with the confidence output. */
     float min_confidence;       /**< of_flow.valid as OF_VALID_MASK_U8: a pixel is valid (255) when its confidence
                                      (OF_VALID_CONFIDENCE_F32) is at least this; default 0.5 (docs/accuracy.md,
