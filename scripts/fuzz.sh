@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of tests/fuzz (fuzz_api, fuzz_table, fuzz_files), built with clang,
 # ASan and UBSan (preset fuzz, build/fuzz), for MINUTES minutes each (default 1; a fraction such
-# as 0.5 works). The targets run side by side, in batches of as many as there are cores. Each starts
+# as 0.5 works) of CPU each. The targets run side by side, all at once (more targets than cores: for
+# their share of the cores, longer). Each starts
 # from its seed corpus (tests/fuzz/corpus/<name>, <name> = <target> without fuzz_, copied to
 # build/fuzz/corpus/<target>, where
 # what it learns accumulates from run to run) and writes a crashing input to
@@ -50,34 +51,37 @@ cmake --build --preset fuzz -j"$(nproc)"
 
 B=build/fuzz
 mkdir -p "$B/logs"
-echo "== fuzzing ${seconds} s per target, up to $(nproc) at a time"
-run_one() {
-  local t=$1 corpus=$B/corpus/$1 art=$B/artifacts/$1
+echo "== fuzzing: ${#targets[@]} targets at once, about ${seconds} s of CPU each"
+run_one() { # run_one TARGET WALL_SECONDS
+  local t=$1 wall=$2 corpus=$B/corpus/$1 art=$B/artifacts/$1
   mkdir -p "$corpus" "$art"
   cp -n tests/fuzz/corpus/"${t#fuzz_}"/* "$corpus"/
   # -timeout: an input slower than 30 s is a hang; -rss_limit_mb: a plan the harness lets
   # through stays far below it; -max_len 4096 covers the seeds (tables up to 20 KB are truncated
   # there, which is itself a test of the loader).
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$B/tests/fuzz/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=4096 \
+    "$B/tests/fuzz/$t" -max_total_time="$wall" -timeout=30 -rss_limit_mb=2048 -max_len=4096 \
     -print_final_stats=1 -artifact_prefix="$art/" "$corpus" >"$B/logs/$t.log" 2>&1
 }
-# In batches of nproc targets; status[i] is target i's exit status.
+# All targets at once; status[i] is target i's exit status. With more targets than cores each runs
+# for its share of the cores: seconds x targets / cores of wall time (rounded up), about `seconds`
+# of CPU each, as in batches of nproc targets, without a last batch that leaves cores idle
+# (CI: three targets on two cores, 90 s instead of 120).
 status=()
 n=${#targets[@]}
-step=$(nproc)
-for ((b = 0; b < n; b += step)); do
-  pids=()
-  for ((i = b; i < b + step && i < n; ++i)); do
-    run_one "${targets[$i]}" &
-    pids[$i]=$!
-  done
-  for ((i = b; i < b + step && i < n; ++i)); do
-    if wait "${pids[$i]}"; then status[$i]=0; else status[$i]=$?; fi
-  done
+cores=$(nproc)
+wall=$seconds
+[ "$n" -gt "$cores" ] && wall=$(((seconds * n + cores - 1) / cores))
+pids=()
+for ((i = 0; i < n; ++i)); do
+  run_one "${targets[$i]}" "$wall" &
+  pids[$i]=$!
+done
+for ((i = 0; i < n; ++i)); do
+  if wait "${pids[$i]}"; then status[$i]=0; else status[$i]=$?; fi
 done
 
-echo "== fuzz summary (${seconds} s per target; logs in $B/logs)"
+echo "== fuzz summary (about ${seconds} s of CPU per target, ${wall} s of wall time; logs in $B/logs)"
 printf '%-11s %10s %8s %8s %8s  %s\n' target executions exec/s coverage corpus result
 failed=0
 for i in "${!targets[@]}"; do

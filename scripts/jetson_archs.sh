@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # Stage of the test suite (scripts/test.sh): the device code for the Jetson GPUs, compiled and
-# checked, nothing linked or run.
-#  1. Every cuda/*.cu for sm_53 (Nano), sm_62 (TX2) and sm_72 (Xavier) as C++14, with Debian
-#     bookworm's CUDA 11.8 (CUDA 13 has no sm_53/62/72), fetched into a cache folder by
-#     scripts/jetson_toolkit.sh (about 0.87 GB downloaded once; the machine's apt sources are
-#     not touched) and g++-11 as host compiler: build/jetson-archs.
-#  2. The same for sm_87 (Orin) with the main CUDA toolkit (nvcc on the PATH or in
-#     /usr/local/cuda; without one, with CUDA 11.8 too): build/jetson-87.
+# checked, and the JetPack cross build linked.
+#  1. The cross build of the JetPack preset (CMakePresets.json jetson-xavier): the library with
+#     host code from aarch64-linux-gnu-g++-11 and device code from Debian bookworm's CUDA 11.8
+#     (CUDA 13 has no sm_53/62/72), fetched into a cache folder by scripts/jetson_toolkit.sh
+#     (about 0.87 GB downloaded once, and 0.67 GB of the aarch64 CUDA runtime,
+#     nvidia-cuda-dev:arm64; the machine's apt sources are not touched), and the programs of the
+#     tests that run here (scripts/test_targets.sh: the C firmware sample, the API and GPU test
+#     programs) linked against the aarch64 CUDA runtime. Its device code is built for sm_53
+#     (Nano), sm_62 (TX2) and sm_72 (Xavier) in one pass, with ptxas's report kept beside each
+#     object (scripts/ptxas_log.sh): the board build and the three architectures' check are one
+#     compile (they used to be two, the device code for sm_72 compiled twice).
+#  2. sm_87 (Orin) with the main CUDA toolkit: the host preset's build already compiles it
+#     (scripts/test.sh's first stage configures it with the same ptxas launcher and CUDA 13's
+#     default architectures, 87-real and compute_87) and its reports are taken from there. Without
+#     such a build (another toolkit, no CUDA in build/host, the stage run alone) it is compiled
+#     in build/jetson-87; without a main toolkit that targets sm_87, by CUDA 11.8 in step 1.
 #  3. Every object of (1) must carry sm_53, sm_62 and sm_72 code (cuobjdump --list-elf).
 #  4. The resource check (tests/tools/jetson_resources.cpp) over what ptxas reported for every
 #     kernel: each board's table selections (TV-L1, HS and CLG rows) must fit that board
@@ -15,11 +24,8 @@
 #     that build has the CUDA path, which resolves the HS/CLG rows' shapes; else it is built in a
 #     folder of its own, build/jetson-tool (the host preset's settings plus the CUDA path: the
 #     main toolkit, else CUDA 11.8).
-#  5. The cross build of the JetPack preset (CMakePresets.json jetson-xavier): the library for
-#     Xavier, host code with aarch64-linux-gnu-g++-11, device code with CUDA 11.8 for sm_72, and
-#     the C firmware sample, API and GPU test programs linked against the aarch64 CUDA runtime
-#     (nvidia-cuda-dev:arm64, 0.67 GB more once); they run under qemu-aarch64, where the GPU
-#     tests skip (cmake --build --preset jetson-xavier builds everything).
+#  5. The preset's tests under qemu-aarch64 (firmware sample, API contract, force_backend; the
+#     GPU tests skip at once: no device).
 #
 # Usage: scripts/jetson_archs.sh [--write-doc]
 #   --write-doc  also writes the table to docs/jetson-resources.md
@@ -57,26 +63,46 @@ done
 archs_118="53-real;62-real;72-real"
 [ -z "$main_nvcc" ] && archs_118="$archs_118;87-real"
 
-configure_device() { # configure_device DIR NVCC ARCHS [HOST_CXX]
-  local dir=$1 nvcc=$2 archs=$3 host=${4:-}
-  local extra=()
-  [ -n "$host" ] && extra+=(-DCMAKE_CUDA_HOST_COMPILER="$host")
-  [ "$nvcc" = "$tk/bin/nvcc" ] && extra+=(-DCUDAToolkit_ROOT="$tk")
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DOF_WERROR=ON -DOF_WITH_CUDA=ON \
-    -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$archs" \
-    -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher" -DOF_BUILD_TESTS=OFF -DOF_BUILD_SAMPLES=OFF \
-    -DOF_WITH_TINYXML2=OFF "${extra[@]}" >/dev/null
-}
+echo "== JetPack cross build (preset jetson-xavier): aarch64 g++-11 + CUDA 11.8, device code for $archs_118"
+xdir=build/jetson-xavier
+cmake --preset jetson-xavier -DCUDAToolkit_ROOT="$tk" -DCMAKE_CUDA_ARCHITECTURES="$archs_118" \
+  -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher" >/dev/null
+# shellcheck disable=SC2046 # one target per line
+cmake --build --preset jetson-xavier -j"$jobs" --target oflow $(bash scripts/test_targets.sh jetson-xavier $xdir)
+reports=($xdir/CMakeFiles/oflow.dir/cuda/*.cu.o.ptxas)
 
-echo "== Jetson device code: sm_53, sm_62, sm_72 with CUDA 11.8 ($tk)"
-configure_device build/jetson-archs "$tk/bin/nvcc" "$archs_118" g++-11
-cmake --build build/jetson-archs --target oflow -j"$jobs"
-reports=(build/jetson-archs/CMakeFiles/oflow.dir/cuda/*.cu.o.ptxas)
 if [ -n "$main_nvcc" ]; then
-  echo "== Jetson device code: sm_87 with the main toolkit ($main_nvcc)"
-  configure_device build/jetson-87 "$main_nvcc" "87-real"
-  cmake --build build/jetson-87 --target oflow -j"$jobs"
-  reports+=(build/jetson-87/CMakeFiles/oflow.dir/cuda/*.cu.o.ptxas)
+  host_archs=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:STRING=//p' build/host/CMakeCache.txt 2>/dev/null || true)
+  host_nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' build/host/CMakeCache.txt 2>/dev/null || true)
+  host_launcher=$(sed -n 's/^CMAKE_CUDA_COMPILER_LAUNCHER:[A-Z]*=//p' build/host/CMakeCache.txt 2>/dev/null || true)
+  d87=""
+  if [[ ";$host_archs;" == *";87-real;"* ]] && [ "$host_launcher" = "$launcher" ] &&
+     [ "$(readlink -f "$host_nvcc")" = "$(readlink -f "$main_nvcc")" ]; then
+    cmake --build build/host --target oflow -j"$jobs" >/dev/null
+    # objects compiled before the launcher was set have no report, or an older one (a change of
+    # launcher rebuilds nothing): then the host build cannot stand in
+    fresh=1
+    for src in cuda/*.cu; do
+      o=build/host/CMakeFiles/oflow.dir/$src.o
+      { [ -f "$o.ptxas" ] && ! [ "$o.ptxas" -ot "$o" ]; } || fresh=0
+    done
+    if [ $fresh -eq 1 ]; then
+      echo "== Jetson device code: sm_87 from the host build ($main_nvcc, architectures $host_archs)"
+      d87=build/host
+    fi
+  fi
+  if [ -z "$d87" ]; then
+    echo "== Jetson device code: sm_87 with the main toolkit ($main_nvcc), build/jetson-87"
+    cmake -S . -B build/jetson-87 -DCMAKE_BUILD_TYPE=Release -DOF_WERROR=ON -DOF_WITH_CUDA=ON \
+      -DCMAKE_CUDA_COMPILER="$main_nvcc" -DCMAKE_CUDA_ARCHITECTURES=87-real \
+      -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher" -DOF_BUILD_TESTS=OFF -DOF_BUILD_SAMPLES=OFF \
+      -DOF_WITH_TINYXML2=OFF >/dev/null
+    cmake --build build/jetson-87 --target oflow -j"$jobs"
+    d87=build/jetson-87
+  fi
+  r87=($d87/CMakeFiles/oflow.dir/cuda/*.cu.o.ptxas)
+  [ ${#r87[@]} -eq $(ls cuda/*.cu | wc -l) ] || { echo "FAIL: $d87 has ${#r87[@]} ptxas reports for $(ls cuda/*.cu | wc -l) sources"; exit 1; }
+  reports+=("${r87[@]}")
 else
   echo "== Jetson device code: no main CUDA toolkit for sm_87; compiled with CUDA 11.8 above"
 fi
@@ -84,7 +110,7 @@ fi
 echo "== every object carries sm_53, sm_62 and sm_72 code"
 n=0
 for src in cuda/*.cu; do
-  obj=build/jetson-archs/CMakeFiles/oflow.dir/$src.o
+  obj=$xdir/CMakeFiles/oflow.dir/$src.o
   have=$("$tk/bin/cuobjdump" --list-elf "$obj" | sed -n 's/.*\.\(sm_[0-9]*\)\.cubin$/\1/p' | sort -u | tr '\n' ' ')
   for a in sm_53 sm_62 sm_72; do
     case " $have" in *" $a "*) ;; *) echo "FAIL: $obj has no $a code (has: $have)"; exit 1 ;; esac
@@ -109,25 +135,16 @@ fi
 cmake --build $tool --target oflow-jetson-resources -j"$jobs" >/dev/null
 doc=()
 [ $write_doc -eq 1 ] && doc=(--markdown docs/jetson-resources.md)
-$tool/tests/oflow-jetson-resources --require-cuda "${doc[@]}" "${reports[@]}" >build/jetson-archs/resources.md || {
-  cat build/jetson-archs/resources.md
+$tool/tests/oflow-jetson-resources --require-cuda "${doc[@]}" "${reports[@]}" >build/jetson-xavier/resources.md || {
+  cat build/jetson-xavier/resources.md
   echo "FAIL: a kernel does not fit a Jetson board (table above)"
   exit 1
 }
-cat build/jetson-archs/resources.md
-if ! diff -q -I '^<!--' build/jetson-archs/resources.md docs/jetson-resources.md >/dev/null 2>&1; then
+cat build/jetson-xavier/resources.md
+if ! diff -q -I '^<!--' build/jetson-xavier/resources.md docs/jetson-resources.md >/dev/null 2>&1; then
   echo "note: docs/jetson-resources.md differs from this run (another toolkit version, or kernels changed):" \
        "scripts/jetson_archs.sh --write-doc regenerates it"
 fi
 
-echo "== JetPack cross build (preset jetson-xavier): aarch64 g++-11 + CUDA 11.8 sm_72, linked"
-cmake --preset jetson-xavier -DCUDAToolkit_ROOT="$tk" >/dev/null
-# The library and the executables of the tests that run: each links against the aarch64 CUDA
-# runtime (the rest of the suite runs in the aarch64 stages, without CUDA).
-# Every tests/gpu/gpu_*.cpp is a gpu test target (the preset's test filter runs all of them);
-# the gpu_matrix_* tests run robust_matrix.
-gpu_targets=$(cd tests/gpu && ls gpu_*.cpp | sed 's/\.cpp$//')
-# shellcheck disable=SC2086 # one target per word
-cmake --build --preset jetson-xavier -j"$jobs" --target oflow oflow-firmware-sample api_contract force_backend \
-  robust_matrix $gpu_targets
+echo "== JetPack cross build's tests under qemu-aarch64 (GPU tests skip)"
 ctest --preset jetson-xavier -j"$jobs" --no-tests=error

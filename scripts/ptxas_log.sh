@@ -19,6 +19,7 @@ rc=$?
 grep -v -e '^ptxas info' -e '^    [0-9]* bytes stack frame' "$out.ptxas.tmp" >&2
 if [ $rc -eq 0 ]; then
   mv "$out.ptxas.tmp" "$out.ptxas"
+  touch "$out.ptxas" # newer than its object (scripts/jetson_archs.sh tells a stale report so)
 else
   rm -f "$out.ptxas.tmp"
 fi

@@ -21,10 +21,10 @@
 #             photo: real photographs under exact camera motions, the reference and NEON paths);
 #  host-ref   the path-dependent labels (accuracy, stream, memory, determinism) again with
 #             OFLOW_FORCE_BACKEND=reference, the grids above excepted (they name their path);
-#  jetson     the Jetson device code (scripts/jetson_archs.sh): every cuda/*.cu for sm_53/62/72
-#             with Debian's CUDA 11.8 (fetched once into ~/.cache/oflow, about 1.5 GB
-#             downloaded; OF_SKIP_JETSON_ARCHS=1 skips it) and sm_87, the resource check, and
-#             the JetPack cross build for Xavier;
+#  jetson     the Jetson device code (scripts/jetson_archs.sh): the JetPack cross build for
+#             Xavier with its device code for sm_53/62/72, Debian's CUDA 11.8 (fetched once into
+#             ~/.cache/oflow, about 1.5 GB downloaded; OF_SKIP_JETSON_ARCHS=1 skips it), sm_87
+#             from the host build above, the resource check, the cross build's tests under qemu;
 #  asan       the suite built with ASan + UBSan (sanitizer-sized grids), on the AUTO path and
 #             the path-dependent labels again on the reference path;
 #  fuzz       the libFuzzer targets for 60 s each (scripts/fuzz.sh 1: clang, ASan + UBSan;
@@ -77,7 +77,9 @@ report() {
 trap report EXIT
 
 stage_begin host "host build and tests"
-cmake --preset host -DOF_SIMDE_INCLUDE="$simde" >/dev/null
+# The ptxas launcher keeps each CUDA object's resource report beside it: the sm_87 (Orin) half of
+# the Jetson stage reads them instead of compiling the device code a second time.
+cmake --preset host -DOF_SIMDE_INCLUDE="$simde" -DCMAKE_CUDA_COMPILER_LAUNCHER="bash;$PWD/scripts/ptxas_log.sh" >/dev/null
 # The photo tests are registered only where CMake found the photographs; installed above, so a
 # miss here is an error, not a smaller suite.
 if [ $quick -eq 0 ] && ! grep -qx 'OF_HAVE_PHOTOS:INTERNAL=ON' build/host/CMakeCache.txt; then
@@ -116,18 +118,24 @@ stage_end
 
 stage_begin tsan "ThreadSanitizer: threads_stress (8 threads, 20 s) and contexts"
 cmake --preset tsan >/dev/null
-cmake --build --preset tsan -j"$jobs"
+# the programs of the tests it runs, not the whole suite (scripts/test_targets.sh)
+# shellcheck disable=SC2046
+cmake --build --preset tsan -j"$jobs" --target $(bash scripts/test_targets.sh tsan build/tsan)
 ctest --preset tsan --no-tests=error
 stage_end
 
 stage_begin aarch64 "aarch64 cross build (toolchains/aarch64-linux-gnu.cmake, -static), NEON path under qemu-aarch64"
 cmake --preset aarch64 >/dev/null
-cmake --build --preset aarch64 -j"$jobs"
+# the programs of the tests it runs, not the whole suite (scripts/test_targets.sh)
+# shellcheck disable=SC2046
+cmake --build --preset aarch64 -j"$jobs" --target $(bash scripts/test_targets.sh aarch64-neon build/aarch64)
 ctest --preset aarch64-neon -j"$jobs" --no-tests=error
 stage_end
 
 stage_begin fp16 "aarch64 + FP16 (OF_BOARD=xavier flags): NEON F16 kernel checks and force_backend, under qemu"
 cmake --preset aarch64-fp16 >/dev/null
-cmake --build --preset aarch64-fp16 -j"$jobs"
+# the programs of the tests it runs, not the whole suite (scripts/test_targets.sh)
+# shellcheck disable=SC2046
+cmake --build --preset aarch64-fp16 -j"$jobs" --target $(bash scripts/test_targets.sh aarch64-fp16 build/aarch64-fp16)
 ctest --preset aarch64-fp16 -j"$jobs" --no-tests=error
 stage_end
