@@ -56,6 +56,18 @@ bash scripts/deps.sh "${pkgs[@]}"
 simde=$(bash scripts/simde.sh)
 jobs=$(nproc)
 
+# The Jetson stage's CUDA 11.8 (scripts/jetson_toolkit.sh): where the cache lacks it, fetched and
+# unpacked in the background while the host stage builds and tests (the download waits on the
+# network, not on the two cores); the Jetson stage waits for it. Its packages are installed first,
+# here, so that no two apt runs overlap.
+toolkit_pid=""
+if [ $quick -eq 0 ] && [ "${OF_SKIP_JETSON_ARCHS:-0}" != 1 ]; then
+  bash scripts/deps.sh g++-11 g++-11-aarch64-linux-gnu debian-archive-keyring xz-utils
+  mkdir -p build
+  bash scripts/jetson_toolkit.sh --arm64 >build/jetson-toolkit.log 2>&1 &
+  toolkit_pid=$!
+fi
+
 stage_names=()
 stage_secs=()
 stage_t0=0
@@ -74,7 +86,13 @@ report() {
   done
   printf '   %-10s %4d:%02d\n' total $((total / 60)) $((total % 60))
 }
-trap report EXIT
+on_exit() {
+  report
+  # a stage failed before the Jetson stage waited for the background fetch: stop it (its cache
+  # takes no half-unpacked tree)
+  if [ -n "${toolkit_pid:-}" ] && kill -0 "$toolkit_pid" 2>/dev/null; then kill "$toolkit_pid" 2>/dev/null || true; fi
+}
+trap on_exit EXIT
 
 stage_begin host "host build and tests"
 # The ptxas launcher keeps each CUDA object's resource report beside it: the sm_87 (Orin) half of
@@ -102,6 +120,11 @@ ctest --preset host-reference -j"$jobs" --no-tests=error
 stage_end
 
 stage_begin jetson "Jetson device code"
+if [ -n "$toolkit_pid" ] && ! wait "$toolkit_pid"; then
+  cat build/jetson-toolkit.log
+  echo "test.sh: fetching CUDA 11.8 failed (scripts/jetson_toolkit.sh, log above)" >&2
+  exit 1
+fi
 bash scripts/jetson_archs.sh
 stage_end
 

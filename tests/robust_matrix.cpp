@@ -18,12 +18,13 @@
 // the cell is still held to its bound).
 // Precision F16 (--precision f16) allows its bound x 1.03 + 0.01, as the self-test does.
 //
-// Usage: robust_matrix --algo tvl1|hs|clg|lk|dis [--cells all|small|large|sanitize|qemu] [--bounds FILE]
+// Usage: robust_matrix --algo tvl1|hs|clg|lk|dis [--cells all|small|large|large-ctest|sanitize|qemu] [--bounds FILE]
 //                      [--opencv FILE] [--backend auto|reference|neon|cuda] [--precision f32|f16]
 //                      [--robust none|local-norm|range-match|level-norm|pick|shade-norm] [--sigma S] [--only MOTION]
 //                      [--init none|dis] [--min-texture F] [--presmooth F] [--median N] [--study]
 //   --cells   all: the 28 cells; small: the motions up to 512x512; large: rotation-720p and
-//             camera-1080p; sanitize: translation and stereo, none and gain-noise (the ASan
+//             camera-1080p; large-ctest: four of those eight (rotation-720p without a change and
+//             under shading, camera-1080p without a change and under gain-noise); sanitize: translation and stereo, none and gain-noise (the ASan
 //             build); qemu: translation, gain-noise (the emulated aarch64 suite, and the NEON
 //             kernels' native run on x86-64: robust_matrix_ALGO_neon)
 //   --presmooth, --median (study): config.presmooth_sigma, config.median_size
@@ -77,6 +78,9 @@ bool in_subset(const std::string& cells, Motion m, Photometry p) {
     if (cells == "all") return true;
     if (cells == "small") return !large;
     if (cells == "large") return large;
+    if (cells == "large-ctest") // CTest's robust_matrix_large_ALGO: each large motion clean and under one change
+        return (m == Motion::Rotation720p && (p == Photometry::None || p == Photometry::Shading)) ||
+               (m == Motion::CameraPath1080p && (p == Photometry::None || p == Photometry::GainNoise));
     if (cells == "sanitize") // the ASan build: four cells
         return (m == Motion::Translation || m == Motion::Stereo) && (p == Photometry::None || p == Photometry::GainNoise);
     // qemu (the NEON path under emulation, 20-40x slower; natively on x86-64 the NEON kernels'
@@ -177,7 +181,8 @@ bool parse(int argc, char** argv, Options* o) {
             else if (v == "dis") o->algo = OF_ALGO_DIS;
             else return false;
         } else if (a == "--cells") {
-            if (v != "all" && v != "small" && v != "large" && v != "qemu" && v != "sanitize") return false;
+            if (v != "all" && v != "small" && v != "large" && v != "large-ctest" && v != "qemu" && v != "sanitize")
+                return false;
             o->cells = v;
         } else if (a == "--bounds") {
             o->bounds = v;
@@ -218,7 +223,7 @@ bool parse(int argc, char** argv, Options* o) {
 int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, &o)) {
-        std::fprintf(stderr, "usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|sanitize|qemu] [--bounds FILE] "
+        std::fprintf(stderr, "usage: robust_matrix --algo tvl1|hs|clg|lk [--cells all|small|large|large-ctest|sanitize|qemu] [--bounds FILE] "
                              "[--opencv FILE] [--backend B] [--precision f32|f16] [--robust R] [--init none|dis] [--sigma S] [--study]\n");
         return 2;
     }
